@@ -1,0 +1,279 @@
+import uuid
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.files.storage import default_storage
+from django.db.models import Q
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html, format_html_join
+
+from paymentsvc.errors import ServiceError
+
+from . import services
+from .models import Dispute, DisputeFile
+
+
+class ResolveForm(forms.Form):
+    comment = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
+        max_length=2000,
+        help_text="Why: kept with the dispute and shown to other operators.",
+    )
+
+
+class DisputeFileInline(admin.TabularInline):
+    model = DisputeFile
+    extra = 0
+    can_delete = False
+    fields = ["preview", "content_type", "size", "original_name", "created_at"]
+    readonly_fields = fields
+    verbose_name = "evidence file"
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="evidence")
+    def preview(self, obj):
+        url = reverse("admin:disputes_evidence", args=[obj.pk])
+        if obj.content_type.startswith("image/"):
+            return format_html(
+                '<a href="{}"><img src="{}?inline=1" alt="evidence {}" '
+                'style="max-height:200px;max-width:320px"></a><br><a href="{}">Download</a>',
+                url,
+                url,
+                obj.pk,
+                url,
+            )
+        return format_html('<a href="{}">Download</a>', url)
+
+
+@admin.register(Dispute)
+class DisputeAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "order_id",
+        "client_order_id",
+        "terminal",
+        "claimed",
+        "order_amount",
+        "order_status",
+        "processed",
+        "resolution",
+        "created_at",
+    ]
+    list_filter = ["processed", "resolution", "terminal"]
+    search_fields = ["order__client_order_id"]
+    search_help_text = "Order id, dispute id or client order id"
+    list_select_related = ["order", "terminal"]
+    # The queue: what still needs a decision first, newest first within each group.
+    ordering = ["processed", "-created_at"]
+    inlines = [DisputeFileInline]
+    actions = ["accept", "reject"]
+    readonly_fields = [
+        "order",
+        "terminal",
+        "amount",
+        "processed",
+        "resolution",
+        "comment",
+        "resolved_by",
+        "resolved_at",
+        "created_at",
+        "order_details",
+        "decide",
+    ]
+    fieldsets = [
+        (
+            "Dispute",
+            {
+                "fields": [
+                    "order",
+                    "terminal",
+                    "amount",
+                    "created_at",
+                    "processed",
+                    "resolution",
+                    "comment",
+                    "resolved_by",
+                    "resolved_at",
+                    "decide",
+                ]
+            },
+        ),
+        ("Order", {"fields": ["order_details"]}),
+    ]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def get_search_results(self, request, queryset, search_term):
+        """An order id (UUID) or a dispute id (digits) match exactly; anything else is
+        looked for in client order ids. A malformed id never reaches the database."""
+        base = queryset
+        queryset, duplicates = super().get_search_results(request, queryset, search_term)
+        term = search_term.strip()
+        if not term:
+            return queryset, duplicates
+        extra = Q()
+        try:
+            extra |= Q(order_id=uuid.UUID(term))
+        except ValueError:
+            pass
+        if term.isascii() and term.isdigit() and int(term) < 2**63:
+            extra |= Q(pk=int(term))
+        if extra:
+            queryset |= base.filter(extra)
+        return queryset, duplicates
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # Everything on the page is read-only: decisions go through accept/reject.
+        extra_context = {**(extra_context or {}), "show_save": False}
+        extra_context["show_save_and_continue"] = False
+        return super().change_view(request, object_id, form_url, extra_context)
+
+    @admin.display(description="claimed", ordering="amount")
+    def claimed(self, obj):
+        return obj.amount
+
+    @admin.display(description="decision")
+    def decide(self, obj):
+        if obj.processed:
+            return "-"
+        links = [
+            (reverse("admin:disputes_resolve", args=[d]) + f"?ids={obj.pk}", label)
+            for d, label in (("accept", "Accept…"), ("reject", "Reject…"))
+        ]
+        return format_html_join(" ", '<a class="button" href="{}">{}</a>', links)
+
+    @admin.display(description="client order id")
+    def client_order_id(self, obj):
+        return obj.order.client_order_id
+
+    @admin.display(description="order amount")
+    def order_amount(self, obj):
+        return obj.order.amount
+
+    @admin.display(description="order status")
+    def order_status(self, obj):
+        return obj.order.shown_status
+
+    @admin.display(description="order")
+    def order_details(self, obj):
+        o = obj.order
+        rows = [
+            ("order id", o.pk),
+            ("client order id", o.client_order_id),
+            ("side", o.side),
+            ("status", o.shown_status),
+            ("amount", f"{o.amount} {o.currency}"),
+            ("fee", o.fee),
+            ("fee amount", o.fee_amount),
+            ("paid amount", o.paid_amount),
+            ("method", o.method),
+            ("requisite", f"{o.holder_name} {o.holder_account}"),
+            ("customer account", o.customer_account),
+            ("trader", o.trader),
+            ("created", o.created_at),
+            ("expires", o.expires_at),
+            ("closed by", o.closed_by),
+        ]
+        table = format_html_join(
+            "",
+            "<tr><th>{}</th><td>{}</td></tr>",
+            ((k, v if v not in (None, "") else "-") for k, v in rows),
+        )
+        url = reverse("admin:orders_order_change", args=[o.pk])
+        return format_html('<table>{}</table><p><a href="{}">Open the order</a></p>', table, url)
+
+    def get_urls(self):
+        return [
+            path(
+                "evidence/<int:pk>/",
+                self.admin_site.admin_view(self.evidence_view),
+                name="disputes_evidence",
+            ),
+            path(
+                "resolve/<str:decision>/",
+                self.admin_site.admin_view(self.resolve_view),
+                name="disputes_resolve",
+            ),
+            *super().get_urls(),
+        ]
+
+    def evidence_view(self, request, pk):
+        """Evidence is private: it is only ever streamed from storage to a signed-in
+        operator (admin_view turns everyone else away), never given a public URL."""
+        item = get_object_or_404(DisputeFile.objects.select_related("dispute"), pk=pk)
+        if not self.has_view_permission(request, item.dispute):
+            raise Http404
+        inline = request.GET.get("inline") == "1" and item.content_type.startswith("image/")
+        handle = default_storage.open(item.file.name, "rb")
+        response = FileResponse(
+            handle,
+            content_type=item.content_type,
+            as_attachment=not inline,
+            filename=item.file.name.rsplit("/", 1)[-1],
+        )
+        # The bytes are the merchant's: never let a browser run them as a page.
+        response["X-Content-Type-Options"] = "nosniff"
+        response["Content-Security-Policy"] = "default-src 'none'; img-src 'self'; sandbox"
+        response["Cache-Control"] = "private, no-store"
+        return response
+
+    def _start(self, request, queryset, decision):
+        ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
+        return redirect(reverse("admin:disputes_resolve", args=[decision]) + f"?ids={ids}")
+
+    @admin.action(description="Accept selected disputes…", permissions=["change"])
+    def accept(self, request, queryset):
+        return self._start(request, queryset, "accept")
+
+    @admin.action(description="Reject selected disputes…", permissions=["change"])
+    def reject(self, request, queryset):
+        return self._start(request, queryset, "reject")
+
+    def resolve_view(self, request, decision):
+        """The confirmation page of the accept/reject actions: asks for the comment."""
+        if decision not in ("accept", "reject") or not self.has_change_permission(request):
+            raise Http404
+        ids = [int(x) for x in request.GET.get("ids", "").split(",") if x.isdigit()]
+        disputes = list(Dispute.objects.filter(pk__in=ids).select_related("order").order_by("pk"))
+        if not disputes:
+            messages.warning(request, "No disputes selected.")
+            return redirect("admin:disputes_dispute_changelist")
+        form = ResolveForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            done = 0
+            for dispute in disputes:
+                try:
+                    services.dispute_resolve(
+                        dispute=dispute,
+                        accept=decision == "accept",
+                        comment=form.cleaned_data["comment"],
+                        actor=request.user.get_username(),
+                    )
+                    done += 1
+                except ServiceError as exc:
+                    messages.error(request, f"Dispute {dispute.pk}: {exc.message}")
+            if done:
+                verb = "Accepted" if decision == "accept" else "Rejected"
+                messages.success(request, f"{verb} {done} dispute(s).")
+            return redirect("admin:disputes_dispute_changelist")
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"{decision.capitalize()} {len(disputes)} dispute(s)",
+            "disputes": disputes,
+            "decision": decision,
+            "form": form,
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/disputes/resolve.html", context)

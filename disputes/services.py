@@ -1,0 +1,208 @@
+"""Disputes (appeals) on orders, with evidence files (decisions §8).
+
+A refused request stores nothing: the evidence is checked before anything is written,
+files are written before the (short) transaction that creates the rows, and removed
+again when that transaction does not commit. One dispute per order, ever: the
+OneToOne on Dispute.order holds that under concurrency."""
+
+import logging
+import secrets
+from decimal import Decimal
+
+import filetype
+from django.core.files.storage import default_storage
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from finance.models import Terminal
+from orders.models import Order
+from orders.services import order_complete_by_dispute, order_event_record
+from paymentsvc.errors import Conflict, Forbidden, InvalidRequest, NotFound, ServiceError
+from paymentsvc.formats import iso_utc, parse_uuid
+from paymentsvc.money import money_number, quantize_money
+from webhooks.models import EventType
+
+from .models import Dispute, DisputeFile, Resolution
+
+logger = logging.getLogger(__name__)
+
+MAX_FILES = 5
+MAX_FILE_BYTES = 5 * 1024 * 1024
+# filetype looks at most at the first 8 KiB; reading only that keeps a large upload
+# (spooled to a temporary file by Django) out of memory.
+SNIFF_BYTES = 8192
+ALLOWED_PREFIXES = ("image/", "video/")
+ALLOWED_EXACT = ("application/pdf",)
+
+
+class PayloadTooLarge(ServiceError):
+    status = 413
+    code = "file_too_large"
+    message = "File is larger than 5 MB"
+
+
+class UnsupportedFileType(ServiceError):
+    status = 415
+    code = "unsupported_file_type"
+    message = "File type is not allowed"
+
+
+class DisputeExists(InvalidRequest):
+    code = "dispute_exists"
+    message = "A dispute for this order already exists"
+
+
+def _sniff(upload) -> filetype.Type | None:
+    upload.seek(0)
+    head = upload.read(SNIFF_BYTES)
+    upload.seek(0)
+    return filetype.guess(head) if head else None
+
+
+def _allowed(mime: str) -> bool:
+    return mime.startswith(ALLOWED_PREFIXES) or mime in ALLOWED_EXACT
+
+
+def evidence_check(*, files: list) -> list[tuple[object, filetype.Type]]:
+    """Count, size and type of the evidence. The type comes from the bytes themselves,
+    never from the client's content type or file name."""
+    if len(files) > MAX_FILES:
+        raise InvalidRequest(
+            f"Too many files: at most {MAX_FILES} per dispute", code="too_many_files"
+        )
+    checked = []
+    for upload in files:
+        if upload.size > MAX_FILE_BYTES:
+            raise PayloadTooLarge(f"File {upload.name!r} is larger than 5 MB")
+        kind = _sniff(upload)
+        if kind is None or not _allowed(kind.mime):
+            raise UnsupportedFileType(
+                f"File {upload.name!r} is not an image, a PDF or a video (judged from its content)"
+            )
+        checked.append((upload, kind))
+    return checked
+
+
+def render_dispute(dispute: Dispute) -> dict:
+    """The dispute list item of the API, also the `dispute` of webhook events."""
+    order = dispute.order
+    return {
+        "dispute_id": str(dispute.pk),
+        "order_id": str(dispute.order_id),
+        "client_order_id": order.client_order_id,
+        "amount": money_number(order.amount),
+        "currency": order.currency,
+        "processed": dispute.processed,
+        "resolution": dispute.resolution,
+        "created_at": iso_utc(dispute.created_at),
+    }
+
+
+def _order_for(*, terminal: Terminal, order_id) -> Order:
+    order_uuid = parse_uuid(order_id)
+    order = Order.objects.filter(pk=order_uuid).first() if order_uuid else None
+    if order is None:
+        raise NotFound("Order not found", code="order_not_found")
+    if order.terminal_id != terminal.pk:
+        raise Forbidden(
+            "The order does not belong to this terminal", code="order_of_another_terminal"
+        )
+    return order
+
+
+def _exists_error(order: Order) -> DisputeExists:
+    if Dispute.objects.filter(order=order, processed=True).exists():
+        return DisputeExists("A dispute for this order has already been processed")
+    return DisputeExists("A dispute for this order already exists")
+
+
+def _store(checked) -> list[tuple[str, object, filetype.Type]]:
+    """Write the evidence under random names; the client's name is never a path."""
+    stored = []
+    try:
+        for upload, kind in checked:
+            month = timezone.now().strftime("%Y/%m")
+            name = default_storage.save(
+                f"disputes/{month}/{secrets.token_hex(16)}.{kind.extension}", upload
+            )
+            stored.append((name, upload, kind))
+    except BaseException:
+        _remove([name for name, _, _ in stored])
+        raise
+    return stored
+
+
+def _remove(names: list[str]) -> None:
+    for name in names:
+        try:
+            default_storage.delete(name)
+        except Exception:  # best effort: an orphan file is harmless, a lost error is not
+            logger.warning("Could not remove stored evidence %s", name)
+
+
+def dispute_open(*, terminal: Terminal, order_id, amount: Decimal, files: list) -> Dispute:
+    """Open the order's one dispute with its evidence, and record `dispute.created`."""
+    order = _order_for(terminal=terminal, order_id=order_id)
+    if Dispute.objects.filter(order=order).exists():
+        raise _exists_error(order)
+    checked = evidence_check(files=files)
+    # Storage is I/O (possibly a remote bucket): done before the transaction, undone
+    # when the rows do not commit.
+    stored = _store(checked)
+    try:
+        with transaction.atomic():
+            dispute = Dispute.objects.create(
+                order=order, terminal=terminal, amount=quantize_money(amount)
+            )
+            DisputeFile.objects.bulk_create(
+                DisputeFile(
+                    dispute=dispute,
+                    file=name,
+                    content_type=kind.mime,
+                    size=upload.size,
+                    original_name=(upload.name or "")[:255],
+                )
+                for name, upload, kind in stored
+            )
+            dispute.order = order
+            order_event_record(
+                order_id=order.pk,
+                event_type=EventType.DISPUTE_CREATED,
+                extra={"dispute": render_dispute(dispute)},
+            )
+    except IntegrityError:
+        _remove([name for name, _, _ in stored])
+        raise _exists_error(order) from None  # a concurrent request opened it first
+    except BaseException:
+        _remove([name for name, _, _ in stored])
+        raise
+    return dispute
+
+
+def dispute_resolve(*, dispute: Dispute, accept: bool, comment: str, actor: str) -> Dispute:
+    """An operator's decision. Accepting a dispute on a Buy order that is not Completed
+    completes the order with the disputed amount (and credits the merchant that amount
+    less the fee on it); on any other order acceptance records the decision only."""
+    with transaction.atomic():
+        locked = Dispute.objects.select_for_update().get(pk=dispute.pk)
+        if locked.processed:
+            raise Conflict("The dispute has already been processed", code="dispute_processed")
+        if accept:
+            order_complete_by_dispute(
+                order_id=locked.order_id, paid_amount=locked.amount, actor=actor
+            )
+        locked.processed = True
+        locked.resolution = Resolution.ACCEPTED if accept else Resolution.REJECTED
+        locked.comment = comment
+        locked.resolved_by = actor
+        locked.resolved_at = timezone.now()
+        locked.save(
+            update_fields=["processed", "resolution", "comment", "resolved_by", "resolved_at"]
+        )
+        locked.order = Order.objects.get(pk=locked.order_id)
+        order_event_record(
+            order_id=locked.order_id,
+            event_type=EventType.DISPUTE_PROCESSED,
+            extra={"dispute": render_dispute(locked)},
+        )
+    return locked

@@ -1,0 +1,282 @@
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from paymentsvc.admin_keys import KeyInline
+from paymentsvc.errors import ServiceError
+
+from . import services
+from .models import (
+    ApiKey,
+    Balance,
+    BlacklistedAccount,
+    Client,
+    FeeRange,
+    MethodType,
+    PaymentMethod,
+    Reserve,
+    Terminal,
+    TerminalMethod,
+    Transaction,
+)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Ledger rows are append-only: operators look, never edit."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Client)
+class ClientAdmin(admin.ModelAdmin):
+    list_display = ["name", "created_at"]
+    search_fields = ["name"]
+
+
+class TerminalMethodInline(admin.TabularInline):
+    model = TerminalMethod
+    extra = 0
+    autocomplete_fields = ["method"]
+
+
+class ApiKeyInline(KeyInline):
+    model = ApiKey
+
+
+@admin.register(Terminal)
+class TerminalAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "client",
+        "integration_type",
+        "form_activated",
+        "currency",
+        "is_active",
+        "balance_link",
+    ]
+    list_filter = ["integration_type", "form_activated", "is_active", "currency"]
+    search_fields = ["name", "client__name", "id"]
+    readonly_fields = ["id", "created_at"]
+    inlines = [TerminalMethodInline, ApiKeyInline]
+    actions = ["generate_api_key", "rotate_webhook_secret"]
+
+    @admin.display(description="balance")
+    def balance_link(self, obj):
+        balance = getattr(obj, "balance", None)
+        if balance is None:
+            return "-"
+        url = reverse("admin:finance_balance_change", args=[balance.pk])
+        return format_html(
+            '<a href="{}">{} available, {} frozen</a>', url, balance.available, balance.frozen
+        )
+
+    def save_model(self, request, obj, form, change):
+        if change:
+            super().save_model(request, obj, form, change)
+            return
+        created = services.terminal_create(
+            client=obj.client,
+            name=obj.name,
+            webhook_secret=obj.webhook_secret,
+            currency=obj.currency,
+            integration_type=obj.integration_type,
+            form_activated=obj.form_activated,
+            webhook_urls=obj.webhook_urls,
+            antifraud_max_pending=obj.antifraud_max_pending,
+            is_active=obj.is_active,
+        )
+        obj.pk = created.pk
+        obj._state.adding = False
+
+    @admin.action(description="Generate a new API key (shown once)")
+    def generate_api_key(self, request, queryset):
+        for terminal in queryset:
+            _, raw = services.api_key_issue(
+                terminal=terminal, name=f"issued by {request.user.get_username()}"
+            )
+            messages.warning(
+                request, f"New key for {terminal.name}: {raw} — copy it now, it is not shown again."
+            )
+
+    @admin.action(description="Rotate the webhook signing secret (shown once)")
+    def rotate_webhook_secret(self, request, queryset):
+        for terminal in queryset:
+            secret = services.terminal_webhook_secret_rotate(terminal=terminal)
+            messages.warning(
+                request,
+                f"New webhook secret for {terminal.name}: {secret} — hand it to the merchant now.",
+            )
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    list_display = ["key_prefix", "terminal", "name", "created_at", "last_used_at", "revoked_at"]
+    list_filter = [("revoked_at", admin.EmptyFieldListFilter), "terminal"]
+    search_fields = ["key_prefix", "name", "terminal__name"]
+    readonly_fields = ["key_prefix", "created_at", "last_used_at", "revoked_at"]
+    fields = ["terminal", "name", "key_prefix", "created_at", "last_used_at", "revoked_at"]
+    actions = ["revoke"]
+
+    def has_add_permission(self, request):
+        return False  # keys are generated from the terminal page, never typed in
+
+    @admin.action(description="Revoke selected keys")
+    def revoke(self, request, queryset):
+        for key in queryset:
+            services.api_key_revoke(key=key)
+        messages.success(request, f"Revoked {queryset.count()} key(s).")
+
+
+class FeeRangeInline(admin.TabularInline):
+    model = FeeRange
+    extra = 0
+
+
+@admin.register(PaymentMethod)
+class PaymentMethodAdmin(admin.ModelAdmin):
+    list_display = ["name", "method_type", "nspk_code", "is_aggregate", "is_active", "currency"]
+    list_filter = ["method_type", "is_active", "is_aggregate", "currency"]
+    search_fields = ["name", "nspk_code", "id"]
+    readonly_fields = ["id", "created_at"]
+    inlines = [FeeRangeInline]
+
+
+class AdjustForm(forms.Form):
+    amount = forms.DecimalField(
+        max_digits=20, decimal_places=2, help_text="Positive: top-up. Negative: withdrawal."
+    )
+    comment = forms.CharField(
+        max_length=500, help_text="Shown to the merchant as client_description"
+    )
+
+    def clean_amount(self):
+        amount = self.cleaned_data["amount"]
+        if amount == 0:
+            raise ValidationError("Amount must not be zero")
+        return amount
+
+
+@admin.register(Balance)
+class BalanceAdmin(admin.ModelAdmin):
+    list_display = [
+        "terminal",
+        "currency",
+        "available",
+        "frozen",
+        "total",
+        "updated_at",
+        "adjust_link",
+    ]
+    search_fields = ["terminal__name", "id"]
+    readonly_fields = ["id", "terminal", "currency", "available", "frozen", "total", "updated_at"]
+    fields = readonly_fields
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description="")
+    def adjust_link(self, obj):
+        return format_html(
+            '<a href="{}">Top up / withdraw</a>',
+            reverse("admin:finance_balance_adjust", args=[obj.pk]),
+        )
+
+    def get_urls(self):
+        return [
+            path(
+                "<uuid:pk>/adjust/",
+                self.admin_site.admin_view(self.adjust_view),
+                name="finance_balance_adjust",
+            ),
+            *super().get_urls(),
+        ]
+
+    def adjust_view(self, request, pk):
+        balance = get_object_or_404(Balance.objects.select_related("terminal"), pk=pk)
+        if not self.has_view_permission(request, balance) or not request.user.has_perm(
+            "finance.add_transaction"
+        ):
+            messages.error(request, "You may not adjust balances.")
+            return redirect("admin:finance_balance_changelist")
+        form = AdjustForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                services.balance_adjust(
+                    terminal_id=balance.terminal_id,
+                    amount=form.cleaned_data["amount"],
+                    description=form.cleaned_data["comment"],
+                    actor=request.user.get_username(),
+                )
+            except ServiceError as exc:
+                form.add_error("amount", exc.message)
+            else:
+                messages.success(request, "Balance adjusted; the ledger has a new transaction.")
+                return redirect("admin:finance_balance_change", balance.pk)
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Adjust the balance of {balance.terminal}",
+            "balance": balance,
+            "form": form,
+            "opts": self.model._meta,
+        }
+        return TemplateResponse(request, "admin/finance/balance_adjust.html", context)
+
+
+@admin.register(Transaction)
+class TransactionAdmin(ReadOnlyAdmin):
+    list_display = [
+        "created_at",
+        "balance",
+        "transaction_type",
+        "amount",
+        "balance_after",
+        "client_description",
+        "reference",
+        "created_by",
+    ]
+    list_filter = ["transaction_type", "balance__terminal"]
+    search_fields = ["id", "reference", "client_description"]
+    date_hierarchy = "created_at"
+
+
+@admin.register(Reserve)
+class ReserveAdmin(ReadOnlyAdmin):
+    list_display = ["created_at", "balance", "amount", "state", "reference", "closed_at"]
+    list_filter = ["state"]
+    search_fields = ["reference"]
+
+
+class BlacklistForm(forms.ModelForm):
+    class Meta:
+        model = BlacklistedAccount
+        fields = ["account", "comment"]
+
+    def clean_account(self):
+        raw = self.cleaned_data["account"]
+        for method_type in (MethodType.SBP, MethodType.BANK_CARD):
+            try:
+                return services.normalize_account(raw, method_type)
+            except ServiceError:
+                continue
+        raise ValidationError("Enter a Russian phone number (+7…) or a card number")
+
+
+@admin.register(BlacklistedAccount)
+class BlacklistedAccountAdmin(admin.ModelAdmin):
+    form = BlacklistForm
+    list_display = ["account", "comment", "created_at"]
+    search_fields = ["account", "comment"]

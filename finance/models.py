@@ -1,0 +1,257 @@
+"""Merchants' side of the books: clients, terminals and their keys, payment methods
+and fees, and each terminal's balance with its append-only ledger.
+
+Ledger model (a two-phase transfer, decisions §2):
+- `Balance` holds `available` and `frozen`; the database refuses either going negative.
+- `Transaction` is posted money (a deposit or a withdrawal); rows are never edited.
+- `Reserve` is money set aside for a Pending Sell: `open` while it sits in `frozen`,
+  then `posted` (a withdrawal transaction) or `voided` (back to `available`).
+So at any moment: total == sum(deposits) - sum(withdrawals) and frozen == sum(open
+reserves). `check_ledger` verifies exactly that.
+"""
+
+import uuid
+
+from django.db import models
+from django.db.models import Q
+
+from paymentsvc.keys import ApiKeyBase
+from paymentsvc.money import MoneyField
+
+
+class Currency(models.TextChoices):
+    RUB = "RUB", "RUB"
+
+
+class Side(models.TextChoices):
+    BUY = "Buy", "Buy"
+    SELL = "Sell", "Sell"
+
+
+class MethodType(models.TextChoices):
+    SBP = "SBP", "SBP"
+    BANK_CARD = "BankCard", "BankCard"
+
+
+class IntegrationType(models.TextChoices):
+    H2H = "h2h", "h2h"
+    ORDER_WITH_FORM = "order_with_form", "order_with_form"
+
+
+class ButtonName(models.TextChoices):
+    ALFAPAY = "AlfaPay", "AlfaPay"
+    SBERPAY = "SberPay", "SberPay"
+    TPAY = "TPay", "TPay"
+    VTBPAY = "VTBPay", "VTBPay"
+
+
+class Client(models.Model):
+    """A merchant account; it owns one or more terminals."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=200, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.name
+
+
+class Terminal(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    client = models.ForeignKey(Client, on_delete=models.PROTECT, related_name="terminals")
+    name = models.CharField("display name", max_length=200)
+    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
+    integration_type = models.CharField(
+        max_length=20, choices=IntegrationType.choices, default=IntegrationType.H2H
+    )
+    form_activated = models.BooleanField(default=False)
+    webhook_urls = models.JSONField(default=list, blank=True, help_text="List of URLs")
+    webhook_secret = models.CharField(max_length=200, help_text="whsec_ + base64 secret")
+    antifraud_max_pending = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Pending orders per user_id; empty: the service default"
+    )
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.name
+
+
+class ApiKey(ApiKeyBase):
+    terminal = models.ForeignKey(Terminal, on_delete=models.CASCADE, related_name="api_keys")
+
+    class Meta:
+        verbose_name = "terminal API key"
+
+
+class PaymentMethod(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=100)
+    method_type = models.CharField(max_length=20, choices=MethodType.choices)
+    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
+    nspk_code = models.CharField(max_length=20, null=True, blank=True, db_index=True)
+    is_aggregate = models.BooleanField(
+        default=False, help_text="Matches any bank's requisite of the same method type"
+    )
+    is_active = models.BooleanField(default=True)
+    bank_slug = models.CharField(
+        max_length=30,
+        blank=True,
+        help_text="customer_bank value (sberbank, vtb, tinkoff, alfabank)",
+    )
+    deeplink_template = models.CharField(
+        max_length=500,
+        blank=True,
+        help_text="Bank deeplink; placeholders {account} {amount} {order_id}",
+    )
+    hint_ru = models.TextField(blank=True, help_text="Payer's hint on the form, Russian")
+    hint_en = models.TextField(blank=True, help_text="Payer's hint on the form, English")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self):
+        return self.name
+
+
+class FeeRange(models.Model):
+    method = models.ForeignKey(PaymentMethod, on_delete=models.CASCADE, related_name="ranges")
+    side = models.CharField(max_length=4, choices=Side.choices)
+    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
+    min_amount = MoneyField()
+    max_amount = MoneyField()
+    fee = models.DecimalField(max_digits=7, decimal_places=2, help_text="Percent")
+    fixed_fee = MoneyField(default=0)
+
+    class Meta:
+        ordering = ["side", "min_amount"]
+        constraints = [
+            models.CheckConstraint(condition=Q(min_amount__gt=0), name="feerange_min_positive"),
+            models.CheckConstraint(
+                condition=Q(max_amount__gte=models.F("min_amount")), name="feerange_max_ge_min"
+            ),
+            models.CheckConstraint(
+                condition=Q(fee__gte=0) & Q(fixed_fee__gte=0), name="feerange_fee_non_negative"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.method} {self.side} {self.min_amount}-{self.max_amount}"
+
+
+class TerminalMethod(models.Model):
+    """A method enabled on a terminal, optionally offered as a form button."""
+
+    terminal = models.ForeignKey(Terminal, on_delete=models.CASCADE, related_name="methods")
+    method = models.ForeignKey(PaymentMethod, on_delete=models.CASCADE, related_name="terminals")
+    enabled = models.BooleanField(default=True)
+    button_name = models.CharField(max_length=10, choices=ButtonName.choices, null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["terminal", "method"], name="terminalmethod_unique"),
+            models.UniqueConstraint(
+                fields=["terminal", "button_name"],
+                condition=Q(button_name__isnull=False),
+                name="terminalmethod_button_unique",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.terminal} · {self.method}"
+
+
+class Balance(models.Model):
+    """The terminal's deposit. Changed only by finance.services, under a row lock."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    terminal = models.OneToOneField(Terminal, on_delete=models.PROTECT, related_name="balance")
+    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
+    available = MoneyField(default=0)
+    frozen = MoneyField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(available__gte=0), name="balance_available_non_negative"
+            ),
+            models.CheckConstraint(condition=Q(frozen__gte=0), name="balance_frozen_non_negative"),
+        ]
+
+    @property
+    def total(self):
+        return self.available + self.frozen
+
+    def __str__(self):
+        return f"{self.terminal}: {self.available} available, {self.frozen} frozen"
+
+
+class TransactionType(models.TextChoices):
+    DEPOSIT = "deposit", "deposit"
+    WITHDRAWAL = "withdrawal", "withdrawal"
+
+
+class Transaction(models.Model):
+    """Posted money. Append-only: never updated, never deleted."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    balance = models.ForeignKey(Balance, on_delete=models.PROTECT, related_name="transactions")
+    amount = MoneyField()
+    transaction_type = models.CharField(max_length=10, choices=TransactionType.choices)
+    balance_after = MoneyField()
+    client_description = models.CharField(max_length=500, blank=True)
+    reference = models.CharField(
+        max_length=64, blank=True, db_index=True, help_text="Order id, when any"
+    )
+    created_by = models.CharField(
+        max_length=150, blank=True, help_text="Operator, for manual entries"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["balance", "-created_at"], name="txn_balance_created")]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="txn_amount_positive"),
+            models.CheckConstraint(
+                condition=Q(balance_after__gte=0), name="txn_balance_after_non_negative"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.transaction_type} {self.amount}"
+
+
+class ReserveState(models.TextChoices):
+    OPEN = "open", "open"
+    POSTED = "posted", "posted"
+    VOIDED = "voided", "voided"
+
+
+class Reserve(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    balance = models.ForeignKey(Balance, on_delete=models.PROTECT, related_name="reserves")
+    amount = MoneyField()
+    state = models.CharField(max_length=6, choices=ReserveState.choices, default=ReserveState.OPEN)
+    reference = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["balance", "state"], name="reserve_balance_state")]
+        constraints = [
+            models.CheckConstraint(condition=Q(amount__gt=0), name="reserve_amount_positive")
+        ]
+
+
+class BlacklistedAccount(models.Model):
+    account = models.CharField(
+        max_length=64, unique=True, help_text="Normalised: +7XXXXXXXXXX or card digits"
+    )
+    comment = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.account

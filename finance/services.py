@@ -1,0 +1,291 @@
+"""Every movement of a terminal's money. Each function runs in one transaction,
+locks the balance row first and writes a ledger row where money is posted."""
+
+import base64
+import re
+import secrets
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from paymentsvc.errors import InsufficientFunds, InvalidRequest, ServiceError
+from paymentsvc.keys import generate_key
+
+from .models import (
+    ApiKey,
+    Balance,
+    BlacklistedAccount,
+    MethodType,
+    Reserve,
+    ReserveState,
+    Terminal,
+    Transaction,
+    TransactionType,
+)
+
+
+class LedgerError(ServiceError):
+    status = 409
+    code = "ledger_error"
+
+
+def balance_lock(*, terminal_id) -> Balance:
+    return Balance.objects.select_for_update().get(terminal_id=terminal_id)
+
+
+def _append(
+    balance: Balance,
+    *,
+    amount: Decimal,
+    kind: str,
+    description: str,
+    reference: str = "",
+    actor: str = "",
+) -> Transaction:
+    return Transaction.objects.create(
+        balance=balance,
+        amount=amount,
+        transaction_type=kind,
+        balance_after=balance.available + balance.frozen,
+        client_description=description,
+        reference=reference,
+        created_by=actor,
+    )
+
+
+@transaction.atomic
+def balance_reserve(*, terminal_id, amount: Decimal, reference: str) -> Reserve:
+    """available -> frozen, for a Sell that is about to be Pending."""
+    balance = balance_lock(terminal_id=terminal_id)
+    if balance.available < amount:
+        raise InsufficientFunds(
+            f"Insufficient funds: available {balance.available:.2f}, required {amount:.2f}"
+        )
+    balance.available -= amount
+    balance.frozen += amount
+    balance.save(update_fields=["available", "frozen", "updated_at"])
+    return Reserve.objects.create(balance=balance, amount=amount, reference=reference)
+
+
+def _close_reserve(reserve_id, state: str) -> tuple[Balance, Reserve]:
+    reserve = Reserve.objects.select_related("balance").get(pk=reserve_id)
+    balance = balance_lock(terminal_id=reserve.balance.terminal_id)
+    reserve = Reserve.objects.select_for_update().get(pk=reserve_id)
+    if reserve.state != ReserveState.OPEN:
+        raise LedgerError(f"Reserve is already {reserve.state}")
+    reserve.state = state
+    reserve.closed_at = timezone.now()
+    reserve.save(update_fields=["state", "closed_at"])
+    return balance, reserve
+
+
+@transaction.atomic
+def balance_post(*, reserve_id, description: str) -> Transaction:
+    """The reserve leaves the books: frozen decreases, one withdrawal is recorded."""
+    balance, reserve = _close_reserve(reserve_id, ReserveState.POSTED)
+    balance.frozen -= reserve.amount
+    balance.save(update_fields=["frozen", "updated_at"])
+    return _append(
+        balance,
+        amount=reserve.amount,
+        kind=TransactionType.WITHDRAWAL,
+        description=description,
+        reference=reserve.reference,
+    )
+
+
+@transaction.atomic
+def balance_void(*, reserve_id) -> Reserve:
+    """The reserve goes back: frozen -> available, nothing is posted."""
+    balance, reserve = _close_reserve(reserve_id, ReserveState.VOIDED)
+    balance.frozen -= reserve.amount
+    balance.available += reserve.amount
+    balance.save(update_fields=["available", "frozen", "updated_at"])
+    return reserve
+
+
+@transaction.atomic
+def balance_credit(
+    *, terminal_id, amount: Decimal, description: str, reference: str = "", actor: str = ""
+) -> Transaction:
+    if amount <= 0:
+        raise InvalidRequest("Amount must be positive")
+    balance = balance_lock(terminal_id=terminal_id)
+    balance.available += amount
+    balance.save(update_fields=["available", "updated_at"])
+    return _append(
+        balance,
+        amount=amount,
+        kind=TransactionType.DEPOSIT,
+        description=description,
+        reference=reference,
+        actor=actor,
+    )
+
+
+@transaction.atomic
+def balance_debit(
+    *, terminal_id, amount: Decimal, description: str, actor: str = ""
+) -> Transaction:
+    if amount <= 0:
+        raise InvalidRequest("Amount must be positive")
+    balance = balance_lock(terminal_id=terminal_id)
+    if balance.available < amount:
+        raise InsufficientFunds(
+            f"Insufficient funds: available {balance.available:.2f}, required {amount:.2f}"
+        )
+    balance.available -= amount
+    balance.save(update_fields=["available", "updated_at"])
+    return _append(
+        balance,
+        amount=amount,
+        kind=TransactionType.WITHDRAWAL,
+        description=description,
+        actor=actor,
+    )
+
+
+def balance_adjust(*, terminal_id, amount: Decimal, description: str, actor: str) -> Transaction:
+    """An operator's manual top-up (amount > 0) or withdrawal (amount < 0)."""
+    if not description.strip():
+        raise InvalidRequest("A comment is required for a manual adjustment")
+    if amount > 0:
+        return balance_credit(
+            terminal_id=terminal_id, amount=amount, description=description, actor=actor
+        )
+    if amount < 0:
+        return balance_debit(
+            terminal_id=terminal_id, amount=-amount, description=description, actor=actor
+        )
+    raise InvalidRequest("Amount must not be zero")
+
+
+# --- Terminals and keys ---------------------------------------------------------------
+
+
+def terminal_create(*, client, name: str, webhook_secret: str, **fields) -> Terminal:
+    with transaction.atomic():
+        terminal = Terminal.objects.create(
+            client=client, name=name, webhook_secret=webhook_secret, **fields
+        )
+        Balance.objects.create(terminal=terminal, currency=terminal.currency)
+    return terminal
+
+
+def new_webhook_secret() -> str:
+    """A Standard Webhooks secret: whsec_ and 32 random bytes in base64."""
+    return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
+def terminal_webhook_secret_rotate(*, terminal: Terminal) -> str:
+    """A new signing secret for the terminal; returned once so it can be handed over."""
+    terminal.webhook_secret = new_webhook_secret()
+    terminal.save(update_fields=["webhook_secret"])
+    return terminal.webhook_secret
+
+
+def api_key_issue(
+    *, terminal: Terminal, name: str = "", raw: str | None = None
+) -> tuple[ApiKey, str]:
+    """A new key; the raw value is returned once and never stored."""
+    raw = raw or generate_key("pk")
+    key = ApiKey(terminal=terminal, name=name)
+    key.set_key(raw)
+    key.save()
+    return key, raw
+
+
+def api_key_revoke(*, key: ApiKey) -> ApiKey:
+    if key.revoked_at is None:
+        key.revoked_at = timezone.now()
+        key.save(update_fields=["revoked_at"])
+    return key
+
+
+# --- Customer accounts ------------------------------------------------------------------
+
+_PHONE_SEPARATORS = re.compile(r"[\s\-()]")
+_CARD_SEPARATORS = re.compile(r"[\s\-]")
+
+
+def _luhn_ok(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2 == 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def normalize_account(value: str, method_type: str) -> str:
+    """Canonical form of a customer account for `method_type`, or InvalidRequest."""
+    value = value.strip()
+    if method_type == MethodType.SBP:
+        compact = _PHONE_SEPARATORS.sub("", value)
+        if re.fullmatch(r"\+7\d{10}", compact):
+            return compact
+        if re.fullmatch(r"[78]\d{10}", compact):
+            return "+7" + compact[1:]
+        raise InvalidRequest(
+            "Invalid customer_account: SBP takes a Russian phone number (+7 and 10 digits)",
+            errors={"customer_account": ["Expected a Russian phone number: +7 and 10 digits"]},
+        )
+    if method_type == MethodType.BANK_CARD:
+        compact = _CARD_SEPARATORS.sub("", value)
+        if re.fullmatch(r"\d{16,19}", compact) and _luhn_ok(compact):
+            return compact
+        raise InvalidRequest(
+            "Invalid customer_account: BankCard takes 16 to 19 digits passing the Luhn check",
+            errors={"customer_account": ["Expected a card number: 16 to 19 digits, Luhn-valid"]},
+        )
+    raise InvalidRequest(f"Unsupported method type {method_type}")
+
+
+def account_is_blacklisted(account: str) -> bool:
+    return BlacklistedAccount.objects.filter(account=account).exists()
+
+
+# --- Ledger check -----------------------------------------------------------------------
+
+
+@dataclass
+class LedgerMismatch:
+    terminal: str
+    field: str
+    expected: Decimal
+    actual: Decimal
+
+
+def ledger_check() -> list[LedgerMismatch]:
+    """Recompute every balance from its ledger and open reserves."""
+    problems: list[LedgerMismatch] = []
+    for balance in Balance.objects.select_related("terminal").order_by("terminal__name"):
+        sums = {
+            row["transaction_type"]: row["s"]
+            for row in balance.transactions.values("transaction_type").annotate(s=Sum("amount"))
+        }
+        total = (sums.get(TransactionType.DEPOSIT) or Decimal(0)) - (
+            sums.get(TransactionType.WITHDRAWAL) or Decimal(0)
+        )
+        frozen = balance.reserves.filter(state=ReserveState.OPEN).aggregate(s=Sum("amount"))[
+            "s"
+        ] or Decimal(0)
+        last = balance.transactions.order_by("-created_at", "-id").first()
+        name = balance.terminal.name
+        if total != balance.total:
+            problems.append(LedgerMismatch(name, "total", total, balance.total))
+        if frozen != balance.frozen:
+            problems.append(LedgerMismatch(name, "frozen", frozen, balance.frozen))
+        if balance.available < 0 or balance.frozen < 0:
+            problems.append(
+                LedgerMismatch(name, "sign", Decimal(0), min(balance.available, balance.frozen))
+            )
+        if last is not None and last.balance_after != total:
+            problems.append(LedgerMismatch(name, "balance_after", total, last.balance_after))
+    return problems

@@ -1,0 +1,77 @@
+from decimal import Decimal
+
+import pytest
+
+from conftest import buy_body, sell_body, trader_for
+from finance.services import balance_adjust
+
+URL = "/api/v1/finance/transactions"
+
+
+def test_initial_deposit_is_listed_with_every_field(shop, demo):
+    body = shop.get(URL).json()
+    assert set(body) == {"total", "page", "size", "pages", "items"}
+    assert (body["total"], body["page"], body["size"], body["pages"]) == (1, 1, 20, 1)
+    item = body["items"][0]
+    assert item["amount"] == "100000.00"
+    assert item["transaction_type"] == "deposit"
+    assert item["client_description"] == "Initial deposit"
+    assert item["deposit_id"] == str(demo.shop.balance.id)
+    assert item["terminal"] == {"id": str(demo.shop.id), "currency": "RUB", "name": "Demo Shop"}
+    assert item["client_id"] == str(demo.shop.client_id)
+    assert item["balance_after"] == "100000.00"
+    assert item["created_at"].endswith("Z")
+
+
+def test_order_flows_append_deposits_and_withdrawals_with_running_total(shop, demo):
+    buy = shop.post("/api/v1/order/", buy_body(demo, amount="1000")).json()
+    trader_for(buy).post(f"/api/v1/trader/orders/{buy['id']}/confirm")
+    sell = shop.post("/api/v1/order/", sell_body(demo, amount="1000")).json()
+    trader_for(sell).post(f"/api/v1/trader/orders/{sell['id']}/confirm")
+    items = shop.get(URL).json()["items"]
+    assert [(i["transaction_type"], i["amount"], i["balance_after"]) for i in items] == [
+        ("withdrawal", "1080.00", "99870.00"),
+        ("deposit", "950.00", "100950.00"),
+        ("deposit", "100000.00", "100000.00"),
+    ]
+    withdrawals = shop.get(URL, {"transaction_type": "withdrawal"}).json()
+    assert withdrawals["total"] == 1
+
+
+def test_operator_adjustments_carry_the_comment(shop, demo):
+    balance_adjust(
+        terminal_id=demo.shop.pk, amount=Decimal("-250.50"), description="Refund fee", actor="op"
+    )
+    item = shop.get(URL).json()["items"][0]
+    assert (item["transaction_type"], item["amount"], item["client_description"]) == (
+        "withdrawal",
+        "250.50",
+        "Refund fee",
+    )
+
+
+def test_date_filters(shop, demo):
+    assert shop.get(URL, {"start_date": "2999-01-01T00:00:00Z"}).json()["total"] == 0
+    assert shop.get(URL, {"end_date": "2000-01-01T00:00:00Z"}).json()["total"] == 0
+    assert shop.get(URL, {"start_date": "2000-01-01"}).json()["total"] == 1
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"transaction_type": "refund"},
+        {"size": 101},
+        {"size": 0},
+        {"page": 0},
+        {"start_date": "nope"},
+        {"start_date": "2026-02-01T00:00:00Z", "end_date": "2026-01-01T00:00:00Z"},
+    ],
+)
+def test_bad_parameters_are_400(shop, demo, params):
+    response = shop.get(URL, params)
+    assert response.status_code == 400
+    assert response.json()["success"] is False
+
+
+def test_other_terminals_see_only_their_own(closed_shop, demo):
+    assert closed_shop.get(URL).json()["total"] == 0

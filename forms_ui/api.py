@@ -1,0 +1,171 @@
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from finance.models import Currency, Side
+from orders.api import AmountField, ClientOrderIdField, HttpUrlField
+from paymentsvc.api import TerminalAPIView, page_query, paginate, parse_query
+from paymentsvc.formats import parse_uuid
+from paymentsvc.idempotency import idempotent
+from paymentsvc.schema import page_schema
+
+from . import services
+from .models import FormSession, SessionState
+from .render import render_created, render_item
+
+
+class FormOrderDataIn(serializers.Serializer):
+    client_order_id = ClientOrderIdField()
+    order_side = serializers.ChoiceField(choices=Side.choices)
+    button_name = serializers.CharField(required=False, allow_null=True, max_length=20)
+    amount = AmountField()
+    user_id = serializers.CharField(required=False, allow_null=True, max_length=255)
+    unique_amount = serializers.BooleanField(required=False, allow_null=True, default=False)
+    customer_bank = serializers.CharField(required=False, allow_null=True, max_length=30)
+
+
+class FormCreateIn(serializers.Serializer):
+    order_data = FormOrderDataIn()
+    redirect_url = HttpUrlField()
+    support_url = HttpUrlField()
+    return_url = HttpUrlField()
+
+
+class FormOrderDataOut(serializers.Serializer):
+    client_order_id = serializers.CharField()
+    order_side = serializers.CharField()
+    payment_method_id = serializers.CharField(allow_null=True)
+    amount = serializers.CharField()
+    customer_bank = serializers.CharField(allow_null=True)
+    unique_amount = serializers.BooleanField()
+
+
+FormCreated = inline_serializer(
+    "FormSessionCreated",
+    {
+        "success": serializers.BooleanField(),
+        "message": serializers.CharField(allow_null=True),
+        "form_data": inline_serializer(
+            "FormData",
+            {
+                "session_id": serializers.CharField(),
+                "form_url": serializers.URLField(),
+                "order_data": FormOrderDataOut(),
+                "support_url": serializers.CharField(allow_null=True),
+                "redirect_url": serializers.CharField(allow_null=True),
+                "return_url": serializers.CharField(allow_null=True),
+            },
+        ),
+    },
+)
+
+
+class FormSessionOut(serializers.Serializer):
+    session_id = serializers.CharField()
+    ip_address = serializers.CharField(allow_null=True)
+    client_order_id = serializers.CharField()
+    terminal_id = serializers.CharField()
+    order_side = serializers.CharField()
+    amount = serializers.CharField()
+    payment_method_type = serializers.CharField(allow_null=True)
+    nspk_code = serializers.CharField(allow_null=True)
+    order_id = serializers.CharField(allow_null=True)
+    redirect_url = serializers.CharField(allow_null=True)
+    support_url = serializers.CharField(allow_null=True)
+    return_url = serializers.CharField(allow_null=True)
+    search_count = serializers.IntegerField()
+    merchant_name = serializers.CharField()
+    currency = serializers.CharField()
+    selection = serializers.BooleanField()
+    created_at = serializers.CharField()
+    updated_at = serializers.CharField()
+    unique_amount = serializers.BooleanField()
+    user_id = serializers.CharField(allow_null=True)
+    state = serializers.ChoiceField(choices=SessionState.choices)
+    requisites_request_starts_at = serializers.CharField(allow_null=True)
+    requisites_request_expires_at = serializers.CharField(allow_null=True)
+    payment_confirmation_starts_at = serializers.CharField(allow_null=True)
+    payment_confirmation_expires_at = serializers.CharField(allow_null=True)
+    expires_at = serializers.CharField()
+
+
+def client_ip(request) -> str | None:
+    return request.META.get("REMOTE_ADDR") or None
+
+
+class FormCreateView(TerminalAPIView):
+    @extend_schema(operation_id="form_create", request=FormCreateIn, responses={201: FormCreated})
+    def post(self, request):
+        return idempotent(request, self, lambda: self._create(request))
+
+    def _create(self, request):
+        data = FormCreateIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        o = v["order_data"]
+        session = services.session_create(
+            terminal=self.terminal,
+            client_order_id=o["client_order_id"],
+            order_side=o["order_side"],
+            amount=o["amount"],
+            button_name=o.get("button_name"),
+            customer_bank=o.get("customer_bank"),
+            unique_amount=bool(o.get("unique_amount")),
+            user_id=o.get("user_id"),
+            ip_address=client_ip(request),
+            redirect_url=v.get("redirect_url"),
+            support_url=v.get("support_url"),
+            return_url=v.get("return_url"),
+        )
+        return Response(render_created(session), status=201)
+
+
+class FormSearchQuery(page_query(10)):
+    # An id that names nothing finds nothing; only enums and paging are refused.
+    order_id = serializers.CharField(required=False, max_length=255)
+    client_order_id = serializers.CharField(required=False, max_length=64, trim_whitespace=False)
+    terminal_id = serializers.CharField(required=False, max_length=255)
+    session_id = serializers.CharField(required=False, max_length=255)
+    state = serializers.ChoiceField(choices=SessionState.choices, required=False)
+    currency = serializers.ChoiceField(choices=Currency.choices, required=False)
+
+
+class FormSearchView(TerminalAPIView):
+    @extend_schema(
+        operation_id="form_search",
+        parameters=[FormSearchQuery],
+        responses=page_schema("FormSessionPage", FormSessionOut(many=True)),
+    )
+    def get(self, request):
+        q = parse_query(FormSearchQuery, request)
+        qs = FormSession.objects.filter(terminal=self.terminal)
+        if "order_id" in q:
+            order_uuid = parse_uuid(q["order_id"])
+            qs = qs.filter(order_id=order_uuid) if order_uuid else qs.none()
+        if "terminal_id" in q:
+            if parse_uuid(q["terminal_id"]) != self.terminal.pk:
+                qs = qs.none()
+        if "client_order_id" in q:
+            qs = qs.filter(client_order_id=q["client_order_id"])
+        if "session_id" in q:
+            qs = qs.filter(pk=q["session_id"])
+        if "currency" in q:
+            qs = qs.filter(currency=q["currency"])
+        if "state" in q:
+            # States follow orders; bring due sessions up to date before filtering on them.
+            for session_id in list(
+                qs.exclude(state__in=services.FINAL_SESSION_STATES).values_list("pk", flat=True)[
+                    :500
+                ]
+            ):
+                services.session_sync(session_id=session_id)
+            qs = qs.filter(state=q["state"])
+        qs = qs.select_related("terminal", "method", "order").order_by("-created_at", "-pk")
+        return Response(
+            paginate(
+                qs,
+                page=q["page"],
+                size=q["size"],
+                render=lambda rows: [render_item(s) for s in rows],
+            )
+        )

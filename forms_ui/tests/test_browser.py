@@ -1,0 +1,228 @@
+"""The payment form end to end in a real browser: Debian's Chromium driven by
+Playwright, on a phone-sized screen, against a live server."""
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from django.test import Client
+
+from conftest import ApiClient, load_demo, trader_for
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed"),
+]
+SHOTS = os.environ.get("FORM_SCREENSHOTS_DIR")
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sync_database_calls_beside_playwright():
+    # Playwright's sync API keeps an event loop in this thread; the test's own
+    # database calls are plain synchronous ones and safe here.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    yield
+    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+
+
+@pytest.fixture(scope="module")
+def browser(sync_database_calls_beside_playwright):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-quic",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+            ],
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="ru-RU")
+    page = context.new_page()
+    page.set_default_timeout(15000)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def live(live_server, settings):
+    settings.PUBLIC_BASE_URL = live_server.url
+    settings.API_RATE_LIMIT = "1000000/min"
+    return load_demo(), live_server.url
+
+
+def shot(page, name):
+    if SHOTS:
+        Path(SHOTS).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.png"), full_page=True)
+
+
+def create_form(**extra):
+    urls = {k: extra.pop(k) for k in ("redirect_url", "support_url", "return_url") if k in extra}
+    order_data = {
+        "client_order_id": "shop-order-77",
+        "order_side": "Buy",
+        "amount": "1500.00",
+        **extra,
+    }
+    response = ApiClient("demo-shop-key").post(
+        "/api/v1/form/create", {"order_data": order_data, **urls}
+    )
+    assert response.status_code == 201, response.content
+    return response.json()["form_data"]
+
+
+def test_payer_chooses_a_method_pays_and_is_redirected(live, page):
+    demo, base = live
+    redirect = f"{base}/healthz?paid=1"
+    form = create_form(
+        redirect_url=redirect,
+        return_url=f"{base}/healthz?back=1",
+        support_url=f"{base}/healthz?help=1",
+    )
+    page.goto(form["form_url"])
+    assert page.locator('[data-testid="method-option"]').count() == 7
+    assert page.get_by_test_id("support-link").get_attribute("href") == f"{base}/healthz?help=1"
+    shot(page, "1-method-choice")
+
+    page.locator(
+        f'[data-testid="method-option"][data-method-id="{demo.method_id("Sberbank SBP")}"]'
+    ).click()
+    account = page.get_by_test_id("requisite-account")
+    account.wait_for()
+    assert account.inner_text().startswith("+7999000")
+    assert page.get_by_test_id("requisite-amount").inner_text() == "1500.00"
+    assert page.get_by_test_id("return-link").get_attribute("href") == f"{base}/healthz?back=1"
+    shot(page, "2-requisites")
+
+    page.get_by_test_id("paid-button").click()
+    page.wait_for_selector("text=Проверяем поступление платежа")
+    assert page.get_by_test_id("return-link").is_visible()
+    shot(page, "3-waiting-for-confirmation")
+
+    order_id = (
+        ApiClient("demo-shop-key")
+        .get("/api/v1/form/search", {"session_id": form["session_id"]})
+        .json()["items"][0]["order_id"]
+    )
+    assert (
+        trader_for({"id": order_id}).post(f"/api/v1/trader/orders/{order_id}/confirm").status_code
+        == 200
+    )
+
+    page.get_by_test_id("success-screen").wait_for()
+    assert int(page.get_by_test_id("countdown").inner_text()) >= 4
+    assert page.get_by_test_id("return-link").count() == 0
+    shot(page, "4-success")
+    page.wait_for_url(redirect, timeout=9000)
+
+
+def test_preselected_button_skips_the_method_step_and_speaks_english(live, page):
+    demo, base = live
+    form = create_form(button_name="tpay")
+    page.goto(form["form_url"] + "&lang=en")
+    page.get_by_test_id("requisite-account").wait_for()
+    assert page.locator('[data-testid="method-option"]').count() == 0
+    assert page.get_by_test_id("paid-button").inner_text() == "I have paid"
+    assert "T-Bank" in page.content()
+    assert (
+        page.get_by_test_id("return-link").count() == 0
+        and page.get_by_test_id("support-link").count() == 0
+    )
+
+
+def test_no_requisites_ends_on_the_failure_screen(live, page, settings):
+    demo, base = live
+    settings.FORM_SEARCH_WINDOW_SECONDS = 1
+    settings.FORM_SEARCH_RETRY_SECONDS = 1
+    form = create_form()
+    page.goto(form["form_url"])
+    page.locator(
+        f'[data-testid="method-option"][data-method-id="{demo.method_id("Ozon Bank SBP")}"]'
+    ).click()
+    page.wait_for_selector("text=Подбираем реквизиты")
+    shot(page, "5-searching")
+    failure = page.get_by_test_id("failure-screen")
+    failure.wait_for(timeout=15000)
+    assert failure.get_attribute("data-reason") == "requisites_not_found"
+    shot(page, "6-requisites-not-found")
+
+
+def test_order_expiry_ends_on_the_failure_screen(live, page, settings):
+    settings.ORDER_TTL_BUY_SECONDS = 3
+    form = create_form(button_name="SberPay")
+    page.goto(form["form_url"])
+    page.get_by_test_id("requisite-account").wait_for()
+    page.get_by_test_id("failure-screen").wait_for(timeout=15000)
+    assert page.get_by_test_id("failure-screen").get_attribute("data-reason") == "expired"
+    shot(page, "7-expired")
+
+
+def test_trader_cancel_ends_on_the_failure_screen(live, page):
+    form = create_form(button_name="AlfaPay", return_url="https://shop.example/back")
+    page.goto(form["form_url"])
+    page.get_by_test_id("requisite-account").wait_for()
+    order_id = (
+        ApiClient("demo-shop-key")
+        .get("/api/v1/form/search", {"session_id": form["session_id"]})
+        .json()["items"][0]["order_id"]
+    )
+    trader_for({"id": order_id}).post(f"/api/v1/trader/orders/{order_id}/cancel")
+    page.get_by_test_id("failure-screen").wait_for()
+    assert page.get_by_test_id("failure-screen").get_attribute("data-reason") == "cancelled"
+    assert page.get_by_test_id("return-link").count() == 0
+    shot(page, "8-cancelled")
+
+
+def test_success_without_redirect_url_counts_down_and_stays(live, page):
+    form = create_form(button_name="SberPay")
+    order_id = (
+        ApiClient("demo-shop-key")
+        .get("/api/v1/form/search", {"session_id": form["session_id"]})
+        .json()["items"][0]["order_id"]
+    )
+    trader_for({"id": order_id}).post(f"/api/v1/trader/orders/{order_id}/confirm")
+    page.goto(form["form_url"] + "&lang=en")
+    page.get_by_test_id("success-screen").wait_for()
+    assert int(page.get_by_test_id("countdown").inner_text()) >= 4
+    page.wait_for_selector("text=You can close this page now.", timeout=9000)
+    assert page.get_by_test_id("countdown").inner_text() == "0"
+    assert page.url == form["form_url"] + "&lang=en"
+
+
+def test_unknown_session_is_a_404_page(live, page):
+    demo, base = live
+    response = page.goto(f"{base}/form/?session_id=does-not-exist")
+    assert response.status == 404
+    assert page.get_by_test_id("failure-screen").count() == 0
+
+
+def test_the_page_runs_under_its_csp_without_violations(live, page):
+    form = create_form(button_name="SberPay")
+    errors = []
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.goto(form["form_url"])
+    page.get_by_test_id("requisite-account").wait_for()
+    page.wait_for_timeout(2000)  # a poll or two
+    assert not [e for e in errors if "Content Security Policy" in e], errors
+    assert (
+        Client().get("/form/status", {"session_id": form["session_id"]}).json()["state"]
+        == "requisites_found"
+    )

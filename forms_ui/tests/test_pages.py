@@ -1,0 +1,212 @@
+"""The payer's pages through the Django test client (the browser tests drive the rest)."""
+
+import re
+
+import pytest
+
+from conftest import trader_for
+from forms_ui.models import FormSession
+
+
+def create(client, urls=None, **order_data):
+    data = {"client_order_id": "f-1", "order_side": "Buy", "amount": "1000"}
+    data.update(order_data)
+    return FormSession.objects.get(
+        pk=client.post("/api/v1/form/create", {"order_data": data, **(urls or {})}).json()[
+            "form_data"
+        ]["session_id"]
+    )
+
+
+def hooks_in(html: str) -> list[str]:
+    return re.findall(r'data-testid="([a-z-]+)"', html)
+
+
+def test_method_page_lists_methods_with_hooks(shop, client, demo):
+    session = create(shop)
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert html.count('data-testid="method-option"') == 7  # every active method with a Buy range
+    assert f'data-method-id="{demo.method_id("Sberbank SBP")}"' in html
+    assert "Legacy card" not in html
+    assert 'lang="ru"' in html
+
+
+def test_choosing_a_method_finds_requisites(shop, client, demo):
+    session = create(shop)
+    response = client.post(
+        "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("VTB SBP")}
+    )
+    assert response.status_code == 302
+    html = client.get(response["Location"]).content.decode()
+    session.refresh_from_db()
+    assert session.state == "requisites_found" and session.selection is True
+    assert f'data-testid="requisite-account">{session.order.holder_account}<' in html
+    assert 'data-testid="requisite-amount">1000.00<' in html
+    assert 'data-testid="paid-button"' in html
+
+
+def test_english_on_request(shop, client):
+    session = create(shop, button_name="SberPay")
+    assert (
+        "I have paid"
+        in client.get("/form/", {"session_id": session.pk, "lang": "en"}).content.decode()
+    )
+    assert (
+        "I have paid"
+        in client.get(
+            "/form/", {"session_id": session.pk}, headers={"Accept-Language": "en-US,en;q=0.9"}
+        ).content.decode()
+    )
+    assert "Я оплатил" in client.get("/form/", {"session_id": session.pk}).content.decode()
+
+
+def test_each_hook_appears_at_most_once(shop, client):
+    urls = {"return_url": "https://shop.example/back", "support_url": "https://shop.example/help"}
+    session = create(shop, urls, button_name="SberPay")
+    ids = hooks_in(client.get("/form/", {"session_id": session.pk}).content.decode())
+    assert all(ids.count(i) == 1 for i in set(ids) - {"method-option"})
+    assert {"return-link", "support-link", "requisite-account", "paid-button"} <= set(ids)
+
+
+def test_absent_urls_have_no_links(shop, client):
+    session = create(shop, button_name="SberPay")
+    ids = hooks_in(client.get("/form/", {"session_id": session.pk}).content.decode())
+    assert "return-link" not in ids and "support-link" not in ids
+
+
+def test_return_link_stays_while_confirmation_is_awaited_and_goes_when_closed(shop, client):
+    urls = {"return_url": "https://shop.example/back", "redirect_url": "https://shop.example/ok"}
+    session = create(shop, urls, button_name="SberPay")
+    client.post("/form/paid", {"session_id": session.pk})
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert 'data-testid="return-link"' in html and 'href="https://shop.example/back"' in html
+    trader_for({"id": str(session.order_id)}).post(
+        f"/api/v1/trader/orders/{session.order_id}/confirm"
+    )
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert 'data-testid="success-screen"' in html
+    assert (
+        'data-testid="countdown"' in html and 'data-redirect-url="https://shop.example/ok"' in html
+    )
+    assert 'data-testid="return-link"' not in html
+
+
+def test_success_without_redirect_url_counts_down_without_redirecting(shop, client):
+    session = create(shop, button_name="SberPay")
+    trader_for({"id": str(session.order_id)}).post(
+        f"/api/v1/trader/orders/{session.order_id}/confirm"
+    )
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert 'data-testid="success-screen"' in html and 'data-testid="countdown"' in html
+    assert "data-redirect-url" not in html and 'http-equiv="refresh"' not in html
+
+
+def bank_names(html: str) -> list[str]:
+    return re.findall(r'<div class="bank">\s*<strong>([^<]+)</strong>', html)
+
+
+def test_preselected_button_shows_only_that_banks_hint_and_deeplink(shop, client):
+    session = create(shop, button_name="TPay")
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert bank_names(html) == ["T-Bank SBP"]
+    assert "https://www.tbank.ru/mybank/payments/persons/phone/?requisiteNumber=" in html
+    assert "sberbank.com" not in html
+    assert "Откройте приложение Т-Банка" in html
+
+
+def test_aggregate_method_lists_every_banks_app(shop, client, demo):
+    session = create(shop)
+    client.post("/form/choose", {"session_id": session.pk, "method_id": demo.method_id("SBP")})
+    html = client.get("/form/", {"session_id": session.pk, "lang": "en"}).content.decode()
+    assert bank_names(html) == ["Alfa-Bank SBP", "Sberbank SBP", "T-Bank SBP", "VTB SBP"]
+    assert "Open VTB Online" in html
+
+
+def test_customer_bank_narrows_the_banks_to_that_one(shop, client, demo):
+    session = create(shop, customer_bank="ALFABANK")
+    client.post("/form/choose", {"session_id": session.pk, "method_id": demo.method_id("SBP")})
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert bank_names(html) == ["Alfa-Bank SBP"]
+
+
+def test_deeplink_carries_the_requisite_and_amount(shop, client):
+    session = create(shop, button_name="SberPay", amount="1234.5")
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    account = session.order.holder_account.replace("+", "%2B")
+    assert f"requisiteNumber={account}&amp;amount=1234.50" in html
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("en-US,en;q=0.9", "I have paid"),
+        ("ru;q=0.3, en;q=0.8", "I have paid"),
+        ("en;q=0.2, ru", "Я оплатил"),
+        ("de-DE, fr;q=0.9", "Я оплатил"),
+        ("", "Я оплатил"),
+    ],
+)
+def test_accept_language_picks_the_preferred_language(shop, client, header, expected):
+    session = create(shop, button_name="SberPay")
+    html = client.get(
+        "/form/", {"session_id": session.pk}, headers={"Accept-Language": header}
+    ).content.decode()
+    assert expected in html
+
+
+def test_lang_parameter_beats_accept_language(shop, client):
+    session = create(shop, button_name="SberPay")
+    html = client.get(
+        "/form/", {"session_id": session.pk, "lang": "ru"}, headers={"Accept-Language": "en"}
+    ).content.decode()
+    assert "Я оплатил" in html and 'lang="ru"' in html
+
+
+def test_cancelled_order_shows_failure(shop, client):
+    session = create(shop, button_name="SberPay")
+    shop.post(f"/api/v1/order/{session.order_id}/cancel")
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert 'data-testid="failure-screen"' in html and 'data-reason="cancelled"' in html
+
+
+@pytest.mark.parametrize("session_id", ["", "nope", "x" * 100, "<script>"])
+def test_unknown_session_is_a_404_page(client, db, session_id):
+    response = client.get("/form/", {"session_id": session_id})
+    assert response.status_code == 404
+    assert b"<html" in response.content
+
+
+def test_client_order_id_is_escaped(shop, client):
+    session = create(shop, client_order_id="<script>alert(1)</script>")
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_pages_carry_a_strict_csp(shop, client):
+    session = create(shop)
+    response = client.get("/form/", {"session_id": session.pk})
+    csp = response["Content-Security-Policy"]
+    assert "default-src 'self'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert b"<script>" not in response.content and b"style=" not in response.content
+
+
+def test_posts_are_csrf_protected(shop, demo):
+    from django.test import Client
+
+    session = create(shop)
+    strict = Client(enforce_csrf_checks=True)
+    response = strict.post(
+        "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("VTB SBP")}
+    )
+    assert response.status_code == 403
+    session.refresh_from_db()
+    assert session.state == "method_selection"
+
+
+def test_status_endpoint(shop, client):
+    session = create(shop, button_name="SberPay")
+    assert (
+        client.get("/form/status", {"session_id": session.pk}).json()["state"] == "requisites_found"
+    )
+    assert client.get("/form/status", {"session_id": "nope"}).status_code == 404

@@ -1,0 +1,33 @@
+"""gunicorn for the web process. Sized for a 2-core machine by default (3 processes ×
+4 threads): requests spend most of their time waiting on PostgreSQL, so threads keep
+the cores busy while a process per core (plus one) keeps the GIL from capping
+throughput. `make bench` compares layouts; override with WEB_CONCURRENCY and
+GUNICORN_THREADS. Each thread may hold one database connection (CONN_MAX_AGE), so
+processes × threads × machines must stay under PostgreSQL's max_connections (or put
+PgBouncer in front)."""
+
+import os
+
+# The cores this process may use (a container's cpuset), not the host's.
+cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+
+bind = os.environ.get("GUNICORN_BIND", f"0.0.0.0:{os.environ.get('PORT', '8000')}")
+workers = int(os.environ.get("WEB_CONCURRENCY", (cores or 1) + 1))
+worker_class = "gthread"
+threads = int(os.environ.get("GUNICORN_THREADS", 4))
+# No request should take this long; a stuck one is killed and its process replaced.
+timeout = 30
+graceful_timeout = 20
+# Behind a load balancer that keeps connections open: longer than its idle timeout
+# would be wrong, shorter only costs a reconnect.
+keepalive = 5
+# Recycle processes now and then (jitter: not all at once) so slow leaks stay bounded.
+max_requests = 20000
+max_requests_jitter = 2000
+# Heartbeat files in memory: a slow or overlay disk in a container must not make
+# healthy workers look dead.
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
+# The load balancer's address(es), whose X-Forwarded-* headers are believed.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
+accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
+errorlog = "-"

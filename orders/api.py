@@ -1,0 +1,354 @@
+from datetime import timedelta
+from decimal import Decimal
+from urllib.parse import urlsplit
+
+from django.db.models import Q
+from django.utils import timezone
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from finance.models import IntegrationType, MethodType, Side
+from paymentsvc.api import (
+    DateRangeMixin,
+    TerminalAPIView,
+    TraderAPIView,
+    ok,
+    page_query,
+    paginate,
+    parse_query,
+)
+from paymentsvc.errors import InvalidRequest, NotFound
+from paymentsvc.formats import parse_uuid
+from paymentsvc.idempotency import idempotent
+from paymentsvc.schema import page_schema
+
+from . import services
+from .models import Order, OrderStatus
+from .render import render_order, render_orders
+
+# --- Field types shared by the order and form endpoints ---------------------------------------
+
+
+def validate_http_url(value: str, *, max_length: int) -> str:
+    if len(value) > max_length:
+        raise serializers.ValidationError(f"Must be at most {max_length} characters")
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        raise serializers.ValidationError("Must be a valid http(s) URL")
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or any(c.isspace() for c in value)
+    ):
+        raise serializers.ValidationError("Must be a valid http(s) URL")
+    try:
+        parts.port  # noqa: B018 - raises on a malformed port
+    except ValueError:
+        raise serializers.ValidationError("Must be a valid http(s) URL")
+    return value
+
+
+@extend_schema_field({"type": "string", "format": "uri", "nullable": True})
+class HttpUrlField(serializers.CharField):
+    def __init__(self, *, url_max_length: int = 2048, **kwargs):
+        self.url_max_length = url_max_length
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        return validate_http_url(value, max_length=self.url_max_length)
+
+
+@extend_schema_field(
+    {
+        "oneOf": [
+            {"type": "string", "pattern": r"^[0-9]{1,18}(\.[0-9]{1,2})?$", "example": "1000.00"},
+            {"type": "number", "minimum": 0.01, "maximum": 1e17},
+        ],
+        "description": "Decimal, at most two places, greater than zero",
+    }
+)
+class AmountField(serializers.DecimalField):
+    def __init__(self, **kwargs):
+        super().__init__(max_digits=20, decimal_places=2, min_value=Decimal("0.01"), **kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class ClientOrderIdField(serializers.CharField):
+    def __init__(self, **kwargs):
+        super().__init__(min_length=1, max_length=64, trim_whitespace=False, **kwargs)
+
+
+# --- Merchant API -----------------------------------------------------------------------
+
+
+class OrderCreateIn(serializers.Serializer):
+    client_order_id = ClientOrderIdField()
+    order_side = serializers.ChoiceField(choices=Side.choices)
+    payment_method_id = serializers.CharField(required=False, allow_null=True, max_length=64)
+    method_type = serializers.ChoiceField(
+        choices=MethodType.choices, required=False, allow_null=True
+    )
+    nspk_code = serializers.CharField(required=False, allow_null=True, max_length=20)
+    amount = AmountField()
+    customer_name = serializers.CharField(
+        required=False, allow_null=True, allow_blank=True, max_length=200
+    )
+    customer_account = serializers.CharField(required=False, allow_null=True, max_length=64)
+    user_id = serializers.CharField(required=False, allow_null=True, max_length=255)
+    webhook_url = HttpUrlField(url_max_length=512)
+    unique_amount = serializers.BooleanField(required=False, allow_null=True, default=False)
+    redirect_url = HttpUrlField()
+    support_url = HttpUrlField()
+    return_url = HttpUrlField()
+    customer_bank = serializers.CharField(required=False, allow_null=True, max_length=30)
+
+
+class OrderOut(serializers.Serializer):
+    id = serializers.CharField()
+    client_order_id = serializers.CharField()
+    currency = serializers.CharField()
+    method_id = serializers.CharField()
+    method_name = serializers.CharField()
+    method_type = serializers.CharField()
+    initial_method_id = serializers.CharField()
+    order_side = serializers.ChoiceField(choices=Side.choices)
+    amount = serializers.CharField()
+    fee = serializers.CharField()
+    fixed_fee = serializers.FloatField(allow_null=True)
+    fee_amount = serializers.CharField()
+    paid_amount = serializers.CharField(allow_null=True)
+    status = serializers.ChoiceField(choices=OrderStatus.choices)
+    holder_name = serializers.CharField()
+    holder_account = serializers.CharField()
+    customer_name = serializers.CharField(allow_null=True)
+    customer_account = serializers.CharField(allow_null=True)
+    customer_bank = serializers.CharField(allow_null=True)
+    payment_link = serializers.CharField(allow_null=True)
+    webhook_url = serializers.CharField(allow_null=True)
+    form_url = serializers.CharField(required=False)
+    created_at = serializers.CharField()
+    updated_at = serializers.CharField()
+    expires_at = serializers.CharField()
+
+
+OrderEnvelope = inline_serializer(
+    "OrderResponse",
+    {
+        "success": serializers.BooleanField(),
+        "message": serializers.CharField(),
+        "order": OrderOut(),
+    },
+)
+OrderPage = inline_serializer(
+    "OrderPage",
+    {
+        "success": serializers.BooleanField(),
+        "message": serializers.CharField(),
+        "orders": page_schema("OrderPageBody", OrderOut(many=True)),
+    },
+)
+
+
+class OrderListQuery(page_query(10), DateRangeMixin):
+    payment_method_id = serializers.CharField(required=False, max_length=64)
+    order_side = serializers.ChoiceField(choices=Side.choices, required=False)
+    status = serializers.ChoiceField(choices=OrderStatus.choices, required=False)
+    sort_by = serializers.ChoiceField(choices=["created_at", "amount"], default="created_at")
+    sort = serializers.ChoiceField(choices=["asc", "desc"], default="desc")
+
+
+def filter_status(qs, status: str | None):
+    """Filter by the status as shown: a Pending order past expiry counts as Expired."""
+    if not status:
+        return qs
+    now = timezone.now()
+    if status == OrderStatus.PENDING:
+        return qs.filter(status=OrderStatus.PENDING, expires_at__gt=now)
+    if status == OrderStatus.EXPIRED:
+        return qs.filter(
+            Q(status=OrderStatus.EXPIRED) | Q(status=OrderStatus.PENDING, expires_at__lte=now)
+        )
+    return qs.filter(status=status)
+
+
+class OrderCollectionView(TerminalAPIView):
+    @extend_schema(
+        operation_id="order_create", request=OrderCreateIn, responses={201: OrderEnvelope}
+    )
+    def post(self, request):
+        return idempotent(request, self, lambda: self._create(request))
+
+    def _create(self, request):
+        data = OrderCreateIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        terminal = self.terminal
+        form_options = None
+        if terminal.integration_type == IntegrationType.ORDER_WITH_FORM:
+            form_options = {
+                "redirect_url": v.get("redirect_url"),
+                "support_url": v.get("support_url"),
+                "return_url": v.get("return_url"),
+                "ip_address": request.META.get("REMOTE_ADDR"),
+                "unique_amount": bool(v.get("unique_amount")),
+            }
+        order = services.order_create(
+            terminal=terminal,
+            client_order_id=v["client_order_id"],
+            side=v["order_side"],
+            amount=v["amount"],
+            payment_method_id=v.get("payment_method_id"),
+            method_type=v.get("method_type"),
+            nspk_code=v.get("nspk_code"),
+            customer_name=v.get("customer_name"),
+            customer_account=v.get("customer_account"),
+            customer_bank=v.get("customer_bank"),
+            user_id=v.get("user_id"),
+            webhook_url=v.get("webhook_url"),
+            unique_amount=bool(v.get("unique_amount")),
+            form_options=form_options,
+        )
+        return Response(render_order(order), status=201)
+
+    @extend_schema(operation_id="order_list", parameters=[OrderListQuery], responses=OrderPage)
+    def get(self, request):
+        q = parse_query(OrderListQuery, request)
+        now = timezone.now()
+        end = q.get("end_date") or now
+        start = q.get("start_date") or end - timedelta(hours=24)
+        if start > end:
+            raise InvalidRequest(
+                "start_date must not be after end_date",
+                errors={"start_date": ["Must not be after end_date"]},
+            )
+        qs = Order.objects.filter(
+            terminal=self.terminal, created_at__gte=start, created_at__lte=end
+        )
+        if "payment_method_id" in q:
+            method_uuid = parse_uuid(q["payment_method_id"])
+            qs = qs.filter(method_id=method_uuid) if method_uuid else qs.none()
+        if q.get("order_side"):
+            qs = qs.filter(side=q["order_side"])
+        qs = filter_status(qs, q.get("status"))
+        prefix = "-" if q["sort"] == "desc" else ""
+        qs = qs.select_related("method").order_by(f"{prefix}{q['sort_by']}", f"{prefix}id")
+        return Response(
+            ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_orders))
+        )
+
+
+class SearchByClientIdQuery(serializers.Serializer):
+    id = ClientOrderIdField()
+    size = serializers.IntegerField(min_value=1, max_value=100, default=10)
+
+
+class OrderSearchByClientIdView(TerminalAPIView):
+    @extend_schema(
+        operation_id="order_search_by_client_order_id",
+        parameters=[SearchByClientIdQuery],
+        responses=OrderPage,
+    )
+    def get(self, request):
+        q = parse_query(SearchByClientIdQuery, request)
+        rows = list(
+            Order.objects.filter(terminal=self.terminal, client_order_id=q["id"])
+            .select_related("method")
+            .order_by("-created_at", "-id")[: q["size"]]
+        )
+        # Always one page: total counts what that page holds.
+        page = {
+            "total": len(rows),
+            "page": 1,
+            "size": q["size"],
+            "pages": 1 if rows else 0,
+            "items": render_orders(rows),
+        }
+        return Response(ok(orders=page))
+
+
+def order_of_terminal(terminal, order_id) -> Order:
+    order_uuid = parse_uuid(order_id)
+    order = (
+        Order.objects.select_related("method").filter(pk=order_uuid, terminal=terminal).first()
+        if order_uuid
+        else None
+    )
+    if order is None:
+        raise NotFound("Order not found", code="order_not_found")
+    return order
+
+
+class OrderDetailView(TerminalAPIView):
+    @extend_schema(operation_id="order_get", responses=OrderEnvelope)
+    def get(self, request, order_id):
+        return Response(ok(order=render_order(order_of_terminal(self.terminal, order_id))))
+
+
+class OrderCancelView(TerminalAPIView):
+    @extend_schema(operation_id="order_cancel", request=None, responses=OrderEnvelope)
+    def post(self, request, order_id):
+        order = order_of_terminal(self.terminal, order_id)
+        order = services.order_cancel(order_id=order.pk, actor=f"merchant:{self.terminal.pk}")
+        return Response(ok(order=render_order(order)))
+
+
+# --- Traders' API -----------------------------------------------------------------------
+
+
+class TraderOrderListQuery(page_query(10)):
+    status = serializers.ChoiceField(choices=OrderStatus.choices, required=False)
+    order_side = serializers.ChoiceField(choices=Side.choices, required=False)
+
+
+class TraderOrderListView(TraderAPIView):
+    @extend_schema(
+        operation_id="trader_order_list",
+        parameters=[TraderOrderListQuery],
+        responses=OrderPage,
+    )
+    def get(self, request):
+        q = parse_query(TraderOrderListQuery, request)
+        qs = Order.objects.filter(trader=self.trader)
+        if q.get("order_side"):
+            qs = qs.filter(side=q["order_side"])
+        qs = (
+            filter_status(qs, q.get("status"))
+            .select_related("method")
+            .order_by("-created_at", "-id")
+        )
+        return Response(
+            ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_orders))
+        )
+
+
+def order_of_trader(trader, order_id) -> Order:
+    order_uuid = parse_uuid(order_id)
+    order = Order.objects.filter(pk=order_uuid, trader=trader).first() if order_uuid else None
+    if order is None:
+        raise NotFound("Order not found", code="order_not_found")
+    return order
+
+
+class TraderOrderConfirmView(TraderAPIView):
+    @extend_schema(operation_id="trader_order_confirm", request=None, responses=OrderEnvelope)
+    def post(self, request, order_id):
+        order = order_of_trader(self.trader, order_id)
+        order = services.order_confirm(order_id=order.pk, actor=f"trader:{self.trader.pk}")
+        return Response(ok(order=render_order(order)))
+
+
+class TraderOrderCancelView(TraderAPIView):
+    @extend_schema(operation_id="trader_order_cancel", request=None, responses=OrderEnvelope)
+    def post(self, request, order_id):
+        order = order_of_trader(self.trader, order_id)
+        order = services.order_cancel(order_id=order.pk, actor=f"trader:{self.trader.pk}")
+        return Response(ok(order=render_order(order)))

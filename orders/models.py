@@ -1,0 +1,160 @@
+import uuid
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from finance.models import Currency, PaymentMethod, Reserve, Side, Terminal
+from paymentsvc.keys import ApiKeyBase
+from paymentsvc.money import MoneyField
+
+
+class Trader(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    name = models.CharField(max_length=200)
+    is_active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return self.name
+
+
+class TraderApiKey(ApiKeyBase):
+    trader = models.ForeignKey(Trader, on_delete=models.CASCADE, related_name="api_keys")
+
+    class Meta:
+        verbose_name = "trader API key"
+
+
+class Requisite(models.Model):
+    """A trader's card or SBP phone for one concrete (bank) payment method."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    trader = models.ForeignKey(Trader, on_delete=models.PROTECT, related_name="requisites")
+    method = models.ForeignKey(PaymentMethod, on_delete=models.PROTECT, related_name="requisites")
+    holder_name = models.CharField(max_length=200)
+    account = models.CharField(max_length=64)
+    is_active = models.BooleanField(default=True)
+    daily_limit = MoneyField(default=100_000_000, help_text="Turnover per UTC day")
+    max_pending = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Pending orders at once; empty: no cap beyond one per amount",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["method", "is_active"], name="requisite_method_active")]
+
+    def __str__(self):
+        return f"{self.method} · {self.account} ({self.trader})"
+
+
+class OrderStatus(models.TextChoices):
+    PENDING = "Pending", "Pending"
+    COMPLETED = "Completed", "Completed"
+    CANCELLED = "Cancelled", "Cancelled"
+    EXPIRED = "Expired", "Expired"
+
+
+# The order state machine (decisions §3), written once; services check against it.
+# Reaching Completed from Cancelled/Expired is only for an accepted dispute.
+ORDER_TRANSITIONS: dict[str, set[str]] = {
+    OrderStatus.PENDING: {OrderStatus.COMPLETED, OrderStatus.CANCELLED, OrderStatus.EXPIRED},
+    OrderStatus.COMPLETED: set(),
+    OrderStatus.CANCELLED: set(),
+    OrderStatus.EXPIRED: set(),
+}
+DISPUTE_COMPLETABLE = {OrderStatus.PENDING, OrderStatus.CANCELLED, OrderStatus.EXPIRED}
+
+
+class Order(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    terminal = models.ForeignKey(Terminal, on_delete=models.PROTECT, related_name="orders")
+    client_order_id = models.CharField(max_length=64)
+    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
+    side = models.CharField(max_length=4, choices=Side.choices)
+    method = models.ForeignKey(PaymentMethod, on_delete=models.PROTECT, related_name="orders")
+    initial_method = models.ForeignKey(PaymentMethod, on_delete=models.PROTECT, related_name="+")
+    requisite = models.ForeignKey(
+        Requisite, on_delete=models.PROTECT, related_name="orders", null=True
+    )
+    trader = models.ForeignKey(Trader, on_delete=models.PROTECT, related_name="orders", null=True)
+    status = models.CharField(
+        max_length=10, choices=OrderStatus.choices, default=OrderStatus.PENDING
+    )
+
+    requested_amount = MoneyField()
+    amount = MoneyField()
+    fee = models.DecimalField(max_digits=7, decimal_places=2)
+    fixed_fee = MoneyField(default=0)
+    fee_amount = MoneyField()
+    paid_amount = MoneyField(null=True, blank=True)
+    reserve = models.OneToOneField(
+        Reserve, on_delete=models.PROTECT, null=True, blank=True, related_name="order"
+    )
+
+    holder_name = models.CharField(max_length=200, blank=True)
+    holder_account = models.CharField(max_length=64, blank=True)
+    customer_name = models.CharField(max_length=200, null=True, blank=True)
+    customer_account = models.CharField(max_length=64, null=True, blank=True)
+    customer_bank = models.CharField(max_length=30, null=True, blank=True)
+    user_id = models.CharField(max_length=255, null=True, blank=True)
+    webhook_url = models.CharField(max_length=512, null=True, blank=True)
+    payment_link = models.CharField(max_length=1000, null=True, blank=True)
+    form_url = models.CharField(max_length=500, null=True, blank=True)
+
+    event_sequence = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(auto_now=True)
+    expires_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+    closed_by = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["terminal", "-created_at"], name="order_terminal_created"),
+            models.Index(
+                fields=["terminal", "client_order_id", "-created_at"],
+                name="order_terminal_client_id",
+            ),
+            models.Index(
+                fields=["terminal", "status", "-created_at"], name="order_terminal_status"
+            ),
+            models.Index(fields=["terminal", "amount"], name="order_terminal_amount"),
+            models.Index(
+                fields=["expires_at"], name="order_pending_expiry", condition=Q(status="Pending")
+            ),
+            models.Index(
+                fields=["terminal", "user_id"],
+                name="order_pending_user",
+                condition=Q(status="Pending"),
+            ),
+            models.Index(fields=["trader", "-created_at"], name="order_trader_created"),
+            models.Index(fields=["requisite", "created_at"], name="order_requisite_created"),
+        ]
+        constraints = [
+            # A payer's transfer is recognised by its amount: one requisite never has
+            # two Pending Buy orders of the same amount (decisions §4).
+            models.UniqueConstraint(
+                fields=["requisite", "amount"],
+                condition=Q(status="Pending", side="Buy"),
+                name="order_pending_buy_requisite_amount_unique",
+            ),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="order_amount_positive"),
+            models.CheckConstraint(
+                condition=Q(fee_amount__gte=0), name="order_fee_amount_non_negative"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.side} {self.amount} {self.currency} ({self.status})"
+
+    @property
+    def is_overdue(self) -> bool:
+        return self.status == OrderStatus.PENDING and self.expires_at <= timezone.now()
+
+    @property
+    def shown_status(self) -> str:
+        """Never shown as Pending after expires_at, even before the sweep has run."""
+        return OrderStatus.EXPIRED if self.is_overdue else self.status

@@ -1,0 +1,43 @@
+"""The Order as merchants see it: one rendering for API responses and webhook payloads."""
+
+from paymentsvc.formats import iso_utc
+from paymentsvc.money import money_number, money_str
+
+from .models import Order
+
+
+def render_order(order: Order) -> dict:
+    method = order.method
+    data = {
+        "id": str(order.id),
+        "client_order_id": order.client_order_id,
+        "currency": order.currency,
+        "method_id": str(order.method_id),
+        "method_name": method.name,
+        "method_type": method.method_type,
+        "initial_method_id": str(order.initial_method_id),
+        "order_side": order.side,
+        "amount": money_str(order.amount),
+        "fee": f"{order.fee:.2f}",
+        "fixed_fee": money_number(order.fixed_fee) if order.fixed_fee else None,
+        "fee_amount": money_str(order.fee_amount),
+        "paid_amount": money_str(order.paid_amount) if order.paid_amount is not None else None,
+        "status": order.shown_status,
+        "holder_name": order.holder_name,
+        "holder_account": order.holder_account,
+        "customer_name": order.customer_name,
+        "customer_account": order.customer_account,
+        "customer_bank": order.customer_bank,
+        "payment_link": order.payment_link,
+        "webhook_url": order.webhook_url,
+        "created_at": iso_utc(order.created_at),
+        "updated_at": iso_utc(order.updated_at),
+        "expires_at": iso_utc(order.expires_at),
+    }
+    if order.form_url:
+        data["form_url"] = order.form_url
+    return data
+
+
+def render_orders(orders) -> list[dict]:
+    return [render_order(o) for o in orders]

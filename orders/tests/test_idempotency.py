@@ -1,0 +1,66 @@
+from conftest import buy_body, sell_body
+from finance.models import Balance
+from orders.models import Order
+from paymentsvc.models import IdempotencyRecord
+
+URL = "/api/v1/order/"
+
+
+def test_repeat_with_same_key_and_body_replays_byte_for_byte(shop, demo):
+    body = buy_body(demo)
+    first = shop.post(URL, body, headers={"Idempotency-Key": "k-1"})
+    second = shop.post(URL, body, headers={"Idempotency-Key": "k-1"})
+    assert first.status_code == second.status_code == 201
+    assert first.content == second.content
+    assert second["Idempotent-Replayed"] == "true"
+    assert not first.has_header("Idempotent-Replayed")
+    assert Order.objects.count() == 1
+
+
+def test_replayed_sell_reserves_once(shop, demo):
+    for _ in range(3):
+        shop.post(URL, sell_body(demo, amount=1000), headers={"Idempotency-Key": "sell"})
+    assert Balance.objects.get(terminal=demo.shop).frozen == 1080
+
+
+def test_same_key_with_another_body_is_422(shop, demo):
+    shop.post(URL, buy_body(demo, amount=1000), headers={"Idempotency-Key": "k"})
+    response = shop.post(URL, buy_body(demo, amount=1001), headers={"Idempotency-Key": "k"})
+    assert response.status_code == 422
+    assert response.json()["code"] == "idempotency_key_reused"
+
+
+def test_business_errors_are_stored_and_replayed(shop, demo):
+    body = buy_body(demo, method="Ozon Bank SBP")
+    first = shop.post(URL, body, headers={"Idempotency-Key": "e"})
+    second = shop.post(URL, body, headers={"Idempotency-Key": "e"})
+    assert first.status_code == second.status_code == 500
+    assert first.content == second.content
+    assert second["Idempotent-Replayed"] == "true"
+
+
+def test_key_in_flight_is_409(shop, demo):
+    body = buy_body(demo)
+    shop.post(URL, body, headers={"Idempotency-Key": "slow"})
+    IdempotencyRecord.objects.filter(key="slow").update(in_flight=True, body=None, status_code=None)
+    response = shop.post(URL, body, headers={"Idempotency-Key": "slow"})
+    assert response.status_code == 409
+    assert response.json()["code"] == "idempotency_in_flight"
+
+
+def test_keys_are_scoped_to_the_terminal(shop, closed_shop, demo):
+    a = shop.post(URL, buy_body(demo, amount=1000), headers={"Idempotency-Key": "shared"})
+    b = closed_shop.post(URL, buy_body(demo, amount=1000), headers={"Idempotency-Key": "shared"})
+    assert a.status_code == b.status_code == 201
+    assert a.json()["id"] != b.json()["id"]
+
+
+def test_auth_failures_are_not_stored(anonymous, shop, demo):
+    anonymous.post(URL, buy_body(demo), headers={"Idempotency-Key": "auth"})
+    assert shop.post(URL, buy_body(demo), headers={"Idempotency-Key": "auth"}).status_code == 201
+
+
+def test_overlong_key_is_400(shop, demo):
+    response = shop.post(URL, buy_body(demo), headers={"Idempotency-Key": "x" * 256})
+    assert response.status_code == 400
+    assert Order.objects.count() == 0

@@ -1,0 +1,128 @@
+"""The matcher's per-requisite limits, through the order API: the Pending cap, the daily
+turnover limit, and which orders count toward each."""
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+import time_machine
+from django.utils import timezone
+
+from conftest import buy_body, sell_body, trader_for
+from finance.models import PaymentMethod
+from orders import matching
+from orders.models import Requisite
+
+URL = "/api/v1/order/"
+
+
+def sberbank_requisites(**fields):
+    method = PaymentMethod.objects.get(name="Sberbank SBP")
+    requisites = Requisite.objects.filter(method=method)
+    assert requisites.count() == 2
+    requisites.update(**fields)
+    return requisites
+
+
+def confirm(order: dict) -> None:
+    response = trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+    assert response.status_code == 200, response.content
+
+
+def test_requisite_at_its_pending_cap_is_skipped_until_none_is_left(shop, demo):
+    sberbank_requisites(max_pending=1)
+    first = shop.post(URL, buy_body(demo, amount=1000))
+    second = shop.post(URL, buy_body(demo, amount=1001))
+    assert first.status_code == second.status_code == 201
+    assert first.json()["holder_account"] != second.json()["holder_account"]
+    assert shop.post(URL, buy_body(demo, amount=1002)).status_code == 500
+
+
+def test_pending_cap_counts_sell_orders_too(shop, demo):
+    sberbank_requisites(max_pending=1)
+    assert shop.post(URL, sell_body(demo, amount=1000)).status_code == 201
+    assert shop.post(URL, sell_body(demo, amount=1000, client_order_id="s2")).status_code == 201
+    assert shop.post(URL, buy_body(demo, amount=1000)).status_code == 500
+
+
+def test_order_pending_past_its_expiry_no_longer_counts_toward_the_cap(shop, demo):
+    sberbank_requisites(max_pending=1)
+    shop.post(URL, buy_body(demo, amount=1000))
+    shop.post(URL, buy_body(demo, amount=1001))
+    with time_machine.travel(timezone.now() + timedelta(minutes=16)):
+        response = shop.post(URL, buy_body(demo, amount=1002))
+    assert response.status_code == 201
+
+
+def test_cancelled_order_frees_its_place_under_the_cap(shop, demo):
+    sberbank_requisites(max_pending=1)
+    order = shop.post(URL, buy_body(demo, amount=1000)).json()
+    shop.post(URL, buy_body(demo, amount=1001))
+    shop.post(f"{URL}{order['id']}/cancel")
+    assert shop.post(URL, buy_body(demo, amount=1002)).status_code == 201
+
+
+def test_requisite_over_its_daily_turnover_is_skipped(shop, demo):
+    sberbank_requisites(daily_limit=Decimal("1500"))
+    first = shop.post(URL, buy_body(demo, amount=1000)).json()
+    second = shop.post(URL, buy_body(demo, amount="1000.50")).json()
+    assert first["holder_account"] != second["holder_account"]
+    assert shop.post(URL, buy_body(demo, amount="500.01")).status_code == 500
+    assert shop.post(URL, buy_body(demo, amount="499.50")).status_code == 201
+
+
+def test_turnover_counts_completed_orders_of_the_day_and_not_cancelled_ones(shop, demo):
+    sberbank_requisites(daily_limit=Decimal("1500"))
+    completed = shop.post(URL, buy_body(demo, amount=1000)).json()
+    confirm(completed)
+    cancelled = shop.post(URL, buy_body(demo, amount=1001)).json()
+    assert shop.post(f"{URL}{cancelled['id']}/cancel").status_code == 200
+    response = shop.post(URL, buy_body(demo, amount=1000))
+    assert response.status_code == 201
+    assert response.json()["holder_account"] != completed["holder_account"]
+
+
+def test_turnover_starts_again_at_the_utc_day(shop, demo):
+    sberbank_requisites(daily_limit=Decimal("1500"))
+    late = datetime(2031, 5, 1, 23, 50, tzinfo=UTC)
+    with time_machine.travel(late, tick=False):
+        for amount in (1000, 1001):
+            order = shop.post(URL, buy_body(demo, amount=amount)).json()
+            confirm(order)
+        assert shop.post(URL, buy_body(demo, amount=1002)).status_code == 500
+    with time_machine.travel(late + timedelta(minutes=20), tick=False):
+        assert shop.post(URL, buy_body(demo, amount=1002)).status_code == 201
+
+
+def many_requisites(count: int) -> PaymentMethod:
+    """A bank method with `count` requisites of one trader (Ozon Bank SBP has none)."""
+    method = PaymentMethod.objects.get(name="Ozon Bank SBP")
+    trader = Requisite.objects.first().trader
+    Requisite.objects.bulk_create(
+        Requisite(trader=trader, method=method, holder_name="H", account=f"+7990{i:07d}")
+        for i in range(count)
+    )
+    return method
+
+
+def test_matcher_visits_every_requisite_once_over_several_chunks(demo):
+    method = many_requisites(matching.CHUNK * 2 + 6)
+    for _ in range(20):  # each search starts from a random point of the ring
+        seen = [
+            requisite.pk
+            for requisite, _ in matching.candidates(
+                methods=[method], side="Sell", amounts=[Decimal("1000")]
+            )
+        ]
+        assert len(seen) == len(set(seen)) == matching.CHUNK * 2 + 6
+
+
+def test_the_last_free_requisite_among_many_is_found(shop, demo):
+    count = matching.CHUNK + 5
+    many_requisites(count)
+    accounts = set()
+    for _ in range(count):
+        response = shop.post(URL, buy_body(demo, method="Ozon Bank SBP", amount=1000))
+        assert response.status_code == 201, response.content
+        accounts.add(response.json()["holder_account"])
+    assert len(accounts) == count
+    assert shop.post(URL, buy_body(demo, method="Ozon Bank SBP", amount=1000)).status_code == 500

@@ -1,0 +1,356 @@
+from decimal import Decimal
+
+import pytest
+
+from conftest import buy_body, sell_body
+from finance.models import Balance
+from orders.models import Order
+
+URL = "/api/v1/order/"
+
+
+def balance_of(terminal):
+    return Balance.objects.get(terminal=terminal)
+
+
+def test_buy_by_payment_method_id_is_201_with_requisite_and_fee(shop, demo):
+    response = shop.post(URL, buy_body(demo, amount="1000.00", customer_name="Ivan"))
+    assert response.status_code == 201, response.content
+    order = response.json()
+    assert order["status"] == "Pending"
+    assert order["order_side"] == "Buy"
+    assert order["amount"] == "1000.00"
+    assert order["fee"] == "5.00"
+    assert order["fixed_fee"] is None
+    assert order["fee_amount"] == "50.00"
+    assert order["paid_amount"] is None
+    assert order["method_name"] == "Sberbank SBP"
+    assert order["method_type"] == "SBP"
+    assert order["initial_method_id"] == demo.method_id("Sberbank SBP")
+    assert order["holder_account"].startswith("+7999000")
+    assert order["holder_name"]
+    assert order["customer_account"] is None
+    assert order["customer_name"] == "Ivan"
+    assert order["currency"] == "RUB"
+    assert order["created_at"].endswith("Z") and "." in order["created_at"]
+    assert order["payment_link"].startswith("https://")
+    assert "form_url" not in order
+
+
+def test_aggregate_sbp_matches_a_bank_method(shop, demo):
+    response = shop.post(
+        URL, {"client_order_id": "a", "order_side": "Buy", "method_type": "SBP", "amount": 500}
+    )
+    assert response.status_code == 201, response.content
+    order = response.json()
+    assert order["initial_method_id"] == demo.method_id("SBP")
+    assert order["method_id"] != order["initial_method_id"]
+    assert order["method_name"] in {"Sberbank SBP", "T-Bank SBP", "Alfa-Bank SBP", "VTB SBP"}
+
+
+def test_method_type_with_nspk_code_picks_that_bank(shop, demo):
+    body = {
+        "client_order_id": "a",
+        "order_side": "Buy",
+        "method_type": "SBP",
+        "nspk_code": "100000000004",
+        "amount": 700,
+    }
+    response = shop.post(URL, body)
+    assert response.status_code == 201
+    assert response.json()["method_name"] == "T-Bank SBP"
+
+
+def test_unknown_nspk_code_is_404(shop, demo):
+    body = {
+        "client_order_id": "a",
+        "order_side": "Buy",
+        "method_type": "SBP",
+        "nspk_code": "999",
+        "amount": 700,
+    }
+    response = shop.post(URL, body)
+    assert response.status_code == 404
+    assert response.json()["message"] == "Payment method not found"
+
+
+def test_no_payment_method_is_400_with_exact_message(shop, demo):
+    response = shop.post(URL, {"client_order_id": "a", "order_side": "Buy", "amount": 100})
+    assert response.status_code == 400
+    assert response.json()["message"] == "Payment method ID or method type is required"
+    assert response.json()["success"] is False
+
+
+def test_sell_without_customer_account_is_400_with_exact_message(shop, demo):
+    body = sell_body(demo)
+    del body["customer_account"]
+    response = shop.post(URL, body)
+    assert response.status_code == 400
+    assert response.json()["message"] == "Customer account is required"
+
+
+def test_sell_over_available_balance_is_402(shop, demo):
+    response = shop.post(URL, sell_body(demo, amount="99990.00"))
+    assert response.status_code == 402
+    assert response.json()["message"].startswith("Insufficient funds")
+    assert balance_of(demo.shop).frozen == 0
+
+
+def test_unknown_payment_method_is_404(shop, demo):
+    body = buy_body(demo)
+    body["payment_method_id"] = "00000000-0000-0000-0000-000000000000"
+    response = shop.post(URL, body)
+    assert response.status_code == 404
+    assert response.json()["message"] == "Payment method not found"
+
+
+def test_malformed_payment_method_id_is_404(shop, demo):
+    body = buy_body(demo)
+    body["payment_method_id"] = "not-a-uuid"
+    assert shop.post(URL, body).status_code == 404
+
+
+def test_inactive_method_is_404(shop, demo):
+    response = shop.post(URL, buy_body(demo, method="Legacy card", amount=1000))
+    assert response.status_code == 404
+    assert response.json()["message"] == "Payment method not found"
+
+
+@pytest.mark.parametrize("amount", ["99.99", "300000.01"])
+def test_amount_outside_method_limits_is_409(shop, demo, amount):
+    response = shop.post(URL, buy_body(demo, amount=amount))
+    assert response.status_code == 409
+    assert response.json()["message"].startswith(
+        "Expectation Failed. Amount for the chosen payment method doesn't meet limits"
+    )
+
+
+def test_range_bounds_are_inclusive(shop, demo):
+    assert shop.post(URL, buy_body(demo, amount="100")).status_code == 201
+    assert shop.post(URL, buy_body(demo, amount="300000")).status_code == 201
+
+
+@pytest.mark.parametrize("account", ["2200000000000665", "2200 0000 0000 0665"])
+def test_blacklisted_card_is_409(shop, demo, account):
+    response = shop.post(URL, sell_body(demo, method="Bank card", amount="2000", account=account))
+    assert response.status_code == 409
+    assert response.json()["message"] == "Customer account is blacklisted"
+
+
+def test_blacklisted_phone_in_another_spelling_is_409(shop, demo):
+    response = shop.post(URL, sell_body(demo, account="8 (999) 000-66-66"))
+    assert response.status_code == 409
+    assert response.json()["message"] == "Customer account is blacklisted"
+
+
+def test_antifraud_cap_is_429_with_exact_message(shop, demo):
+    for i in range(3):
+        response = shop.post(URL, buy_body(demo, amount=1000 + i, user_id="u-1"))
+        assert response.status_code == 201
+    response = shop.post(URL, buy_body(demo, amount=2000, user_id="u-1"))
+    assert response.status_code == 429
+    assert (
+        response.json()["message"]
+        == "User has reached the maximum limit of pending orders. Please try again later"
+    )
+    # another user is not affected
+    assert shop.post(URL, buy_body(demo, amount=2000, user_id="u-2")).status_code == 201
+
+
+def test_antifraud_cap_can_be_overridden_per_terminal(shop, demo):
+    demo.shop.antifraud_max_pending = 1
+    demo.shop.save()
+    assert shop.post(URL, buy_body(demo, amount=1000, user_id="u")).status_code == 201
+    assert shop.post(URL, buy_body(demo, amount=1001, user_id="u")).status_code == 429
+
+
+def test_no_requisites_is_500_with_documented_message(shop, demo):
+    response = shop.post(URL, buy_body(demo, method="Ozon Bank SBP"))
+    assert response.status_code == 500
+    assert response.json()["message"].startswith(
+        "No available traders that match order requirements"
+    )
+
+
+def test_third_same_amount_buy_on_one_bank_is_500(shop, demo):
+    first = shop.post(URL, buy_body(demo, amount=1500)).json()
+    second = shop.post(URL, buy_body(demo, amount=1500)).json()
+    assert first["holder_account"] != second["holder_account"]
+    response = shop.post(URL, buy_body(demo, amount=1500))
+    assert response.status_code == 500
+
+
+def test_unique_amount_moves_to_next_free_amount(shop, demo):
+    shop.post(URL, buy_body(demo, amount=1500))
+    shop.post(URL, buy_body(demo, amount=1500))
+    response = shop.post(URL, buy_body(demo, amount=1500, unique_amount=True))
+    assert response.status_code == 201
+    order = response.json()
+    assert Decimal(order["amount"]) == Decimal("1501.00")
+    assert order["fee_amount"] == "75.05"
+
+
+def test_unique_amount_gives_up_after_nine_steps(shop, demo):
+    for step in range(10):
+        for _ in range(2):
+            assert shop.post(URL, buy_body(demo, amount=1500 + step)).status_code == 201
+    response = shop.post(URL, buy_body(demo, amount=1500, unique_amount=True))
+    assert response.status_code == 500
+
+
+def test_sell_reserves_amount_plus_fee(shop, demo):
+    response = shop.post(URL, sell_body(demo, amount="1000"))
+    assert response.status_code == 201, response.content
+    order = response.json()
+    assert order["fee"] == "3.00"
+    assert order["fixed_fee"] == 50
+    assert order["fee_amount"] == "80.00"
+    assert order["customer_account"] == "+79991234567"
+    balance = balance_of(demo.shop)
+    assert balance.available == Decimal("98920.00")
+    assert balance.frozen == Decimal("1080.00")
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("89991234567", "+79991234567"),
+        ("7 999 123-45-67", "+79991234567"),
+        ("+7 (999) 123-45-67", "+79991234567"),
+    ],
+)
+def test_sbp_customer_account_is_normalised(shop, demo, given, stored):
+    response = shop.post(URL, sell_body(demo, account=given))
+    assert response.status_code == 201
+    assert response.json()["customer_account"] == stored
+
+
+def test_card_customer_account_is_normalised(shop, demo):
+    response = shop.post(
+        URL, sell_body(demo, method="Bank card", amount=2000, account="4111-1111 1111-1111")
+    )
+    assert response.status_code == 201
+    assert response.json()["customer_account"] == "4111111111111111"
+
+
+@pytest.mark.parametrize(
+    ("method", "account"),
+    [
+        ("Sberbank SBP", "12345"),
+        ("Sberbank SBP", "+1 555 123 4567"),
+        ("Bank card", "4111111111111112"),
+        ("Bank card", "4111"),
+    ],
+)
+def test_malformed_customer_account_is_400(shop, demo, method, account):
+    response = shop.post(URL, sell_body(demo, method=method, amount=2000, account=account))
+    assert response.status_code == 400
+    assert "customer_account" in response.json()["message"]
+
+
+def test_customer_account_on_buy_is_400(shop, demo):
+    response = shop.post(URL, buy_body(demo, customer_account="+79991234567"))
+    assert response.status_code == 400
+
+
+def test_aggregate_sbp_on_sell_is_400(shop, demo):
+    body = sell_body(demo)
+    body.pop("payment_method_id")
+    body["method_type"] = "SBP"
+    response = shop.post(URL, body)
+    assert response.status_code == 400
+
+
+def test_sell_on_method_without_sell_range_is_409(shop, demo):
+    response = shop.post(URL, sell_body(demo, method="Ozon Bank SBP"))
+    assert response.status_code == 409
+
+
+def test_payment_method_id_with_method_type_is_400(shop, demo):
+    assert shop.post(URL, buy_body(demo, method_type="SBP")).status_code == 400
+
+
+def test_nspk_code_without_method_type_is_400(shop, demo):
+    assert shop.post(URL, buy_body(demo, nspk_code="100000000111")).status_code == 400
+
+
+@pytest.mark.parametrize(
+    "amount",
+    [0, -5, "0.00", "10.001", "abc", "NaN", "Infinity", True, None, "", [1], {"a": 1}, "1e400"],
+)
+def test_bad_amount_is_400(shop, demo, amount):
+    response = shop.post(URL, buy_body(demo, amount=amount))
+    assert response.status_code == 400
+    body = response.json()
+    assert body["success"] is False and body["code"] == "validation_error"
+    assert "amount" in body["errors"]
+
+
+def test_nan_literal_in_json_is_400(shop, demo):
+    raw = '{"client_order_id": "a", "order_side": "Buy", "method_type": "SBP", "amount": NaN}'
+    assert shop.post(URL, raw=raw).status_code == 400
+
+
+def test_amount_as_numeric_string_and_json_number_are_equal(shop, demo):
+    first = shop.post(URL, buy_body(demo, amount="1234.5")).json()
+    second = shop.post(URL, buy_body(demo, method="T-Bank SBP", amount=1234.5)).json()
+    assert first["amount"] == second["amount"] == "1234.50"
+
+
+@pytest.mark.parametrize("client_order_id", ["", "x" * 65, None])
+def test_bad_client_order_id_is_400(shop, demo, client_order_id):
+    assert shop.post(URL, buy_body(demo, client_order_id=client_order_id)).status_code == 400
+
+
+def test_client_order_id_keeps_any_characters(shop, demo):
+    weird = "<script>alert('x')</script> ✓ \"quotes\""
+    response = shop.post(URL, buy_body(demo, client_order_id=weird))
+    assert response.status_code == 201
+    assert response.json()["client_order_id"] == weird
+
+
+@pytest.mark.parametrize("side", ["buy", "BUY", "Deposit", ""])
+def test_unknown_order_side_is_400(shop, demo, side):
+    body = buy_body(demo)
+    body["order_side"] = side
+    assert shop.post(URL, body).status_code == 400
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["ftp://example.com/hook", "not a url", "javascript:alert(1)", "http://" + "a" * 510 + ".com"],
+)
+def test_bad_webhook_url_is_400(shop, demo, url):
+    response = shop.post(URL, buy_body(demo, webhook_url=url))
+    assert response.status_code == 400
+    assert "webhook_url" in response.json()["errors"]
+
+
+def test_webhook_url_is_echoed(shop, demo):
+    response = shop.post(URL, buy_body(demo, webhook_url="https://merchant.example/hooks/1"))
+    assert response.json()["webhook_url"] == "https://merchant.example/hooks/1"
+
+
+def test_unparseable_boolean_is_400(shop, demo):
+    assert shop.post(URL, buy_body(demo, unique_amount="maybe")).status_code == 400
+
+
+def test_malformed_json_is_400_json(shop, demo):
+    response = shop.post(URL, raw="{not json")
+    assert response.status_code == 400
+    assert response.json()["success"] is False
+
+
+def test_body_that_is_not_an_object_is_400(shop, demo):
+    assert shop.post(URL, raw="[1, 2]").status_code == 400
+
+
+def test_rejected_request_creates_nothing(shop, demo):
+    shop.post(URL, sell_body(demo, amount="99990.00"))
+    shop.post(URL, buy_body(demo, method="Ozon Bank SBP"))
+    assert Order.objects.count() == 0
+    assert balance_of(demo.shop).available == Decimal("100000.00")
+
+
+def test_trailing_slash_is_optional(shop, demo):
+    assert shop.post("/api/v1/order", buy_body(demo)).status_code == 201

@@ -1,0 +1,186 @@
+"""Worked money scenarios: each transition with its ledger effect (decisions §2-3)."""
+
+from datetime import timedelta
+from decimal import Decimal
+
+import time_machine
+from django.core.management import call_command
+from django.utils import timezone
+
+from conftest import ApiClient, buy_body, sell_body, trader_for
+from finance.models import Balance, Transaction
+from finance.services import ledger_check
+from orders.models import Order
+from orders.services import order_expire_due
+from webhooks.models import WebhookEvent
+
+URL = "/api/v1/order/"
+
+
+def balance(demo):
+    return Balance.objects.get(terminal=demo.shop)
+
+
+def test_trader_confirms_buy_and_merchant_is_credited_amount_less_fee(shop, demo):
+    order = shop.post(URL, buy_body(demo, amount="1000")).json()
+    response = trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["success"] is True
+    assert body["order"]["status"] == "Completed"
+    assert body["order"]["paid_amount"] == "1000.00"
+    assert balance(demo).available == Decimal("100950.00")
+    deposit = Transaction.objects.filter(transaction_type="deposit").order_by("-created_at").first()
+    assert deposit.amount == Decimal("950.00")
+    assert deposit.balance_after == Decimal("100950.00")
+    assert ledger_check() == []
+
+
+def test_trader_confirms_sell_and_reserve_is_posted_as_one_withdrawal(shop, demo):
+    order = shop.post(URL, sell_body(demo, amount="1000")).json()
+    trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+    b = balance(demo)
+    assert (b.available, b.frozen) == (Decimal("98920.00"), Decimal("0.00"))
+    withdrawals = Transaction.objects.filter(transaction_type="withdrawal")
+    assert [w.amount for w in withdrawals] == [Decimal("1080.00")]
+    assert withdrawals[0].balance_after == Decimal("98920.00")
+    assert ledger_check() == []
+
+
+def test_trader_cancels_sell_and_reserve_returns(shop, demo):
+    order = shop.post(URL, sell_body(demo, amount="1000")).json()
+    response = trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/cancel")
+    assert response.json()["order"]["status"] == "Cancelled"
+    b = balance(demo)
+    assert (b.available, b.frozen) == (Decimal("100000.00"), Decimal("0.00"))
+    assert not Transaction.objects.filter(transaction_type="withdrawal").exists()
+    assert ledger_check() == []
+
+
+def test_merchant_cancels_its_pending_order(shop, demo):
+    order = shop.post(URL, sell_body(demo, amount="1000")).json()
+    response = shop.post(f"{URL}{order['id']}/cancel")
+    assert response.status_code == 200
+    assert response.json()["order"]["status"] == "Cancelled"
+    assert balance(demo).frozen == 0
+
+
+def test_cancel_of_a_final_order_is_409(shop, demo):
+    order = shop.post(URL, buy_body(demo)).json()
+    shop.post(f"{URL}{order['id']}/cancel")
+    response = shop.post(f"{URL}{order['id']}/cancel")
+    assert response.status_code == 409
+    assert trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm").status_code == 409
+
+
+def test_double_confirm_credits_once(shop, demo):
+    order = shop.post(URL, buy_body(demo, amount="1000")).json()
+    trader = trader_for(order)
+    assert trader.post(f"/api/v1/trader/orders/{order['id']}/confirm").status_code == 200
+    assert trader.post(f"/api/v1/trader/orders/{order['id']}/confirm").status_code == 409
+    assert balance(demo).available == Decimal("100950.00")
+
+
+def test_cancelled_buy_frees_its_requisite_amount(shop, demo):
+    a = shop.post(URL, buy_body(demo, amount=1500)).json()
+    shop.post(URL, buy_body(demo, amount=1500))
+    assert shop.post(URL, buy_body(demo, amount=1500)).status_code == 500
+    shop.post(f"{URL}{a['id']}/cancel")
+    assert shop.post(URL, buy_body(demo, amount=1500)).status_code == 201
+
+
+def test_another_traders_order_is_404_for_trader(shop, demo):
+    order = shop.post(URL, buy_body(demo)).json()
+    mine = trader_for(order)
+    others = [
+        ApiClient(f"demo-trader-{i}-key") for i in (1, 2, 3) if f"demo-trader-{i}-key" != mine.key
+    ]
+    for other in others:
+        assert other.post(f"/api/v1/trader/orders/{order['id']}/confirm").status_code == 404
+
+
+def test_merchant_key_on_trader_route_is_401_and_trader_key_on_merchant_route_is_401(
+    shop, traders, demo
+):
+    assert shop.get("/api/v1/trader/orders").status_code == 401
+    response = traders[0].get("/api/v1/finance/balance")
+    assert response.status_code == 401
+    assert response.json()["message"] == "Invalid API key"
+
+
+def test_trader_lists_only_orders_on_its_requisites(shop, traders, demo):
+    for amount in (1000, 1001, 1002, 1003):
+        shop.post(
+            URL, sell_body(demo, amount=amount, method="Bank card", account="4111111111111111")
+        )
+    seen = 0
+    for trader in traders:
+        page = trader.get("/api/v1/trader/orders", {"status": "Pending"}).json()["orders"]
+        for item in page["items"]:
+            assert trader_for(item).key == trader.key
+        seen += page["total"]
+    assert seen == 4
+
+
+def test_pending_order_is_shown_expired_after_expires_at_before_any_sweep(shop, demo):
+    order = shop.post(URL, buy_body(demo)).json()
+    with time_machine.travel(timezone.now() + timedelta(minutes=16)):
+        shown = shop.get(f"{URL}{order['id']}").json()["order"]
+        assert shown["status"] == "Expired"
+        assert shop.get(URL, {"status": "Pending"}).json()["orders"]["total"] == 0
+        assert (
+            shop.get(URL, {"status": "Expired", "start_date": "2000-01-01T00:00:00Z"}).json()[
+                "orders"
+            ]["total"]
+            == 1
+        )
+
+
+def test_confirm_after_expiry_is_409_and_order_expires(shop, demo):
+    order = shop.post(URL, sell_body(demo, amount="1000")).json()
+    with time_machine.travel(timezone.now() + timedelta(minutes=61)):
+        response = trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+        assert response.status_code == 409
+    assert Order.objects.get(pk=order["id"]).status == "Expired"
+    assert balance(demo).frozen == 0
+    assert ledger_check() == []
+
+
+def test_sweep_expires_due_orders_releases_reserves_and_emits_events(shop, demo):
+    sell = shop.post(URL, sell_body(demo, amount="1000")).json()
+    buy = shop.post(URL, buy_body(demo)).json()
+    with time_machine.travel(timezone.now() + timedelta(minutes=16)):
+        assert order_expire_due() == 1  # the Buy (15 min); the Sell lives 60 min
+    with time_machine.travel(timezone.now() + timedelta(minutes=61)):
+        call_command("expire_orders", verbosity=0)
+    assert Order.objects.get(pk=buy["id"]).status == "Expired"
+    assert Order.objects.get(pk=sell["id"]).status == "Expired"
+    assert balance(demo).frozen == 0
+    assert WebhookEvent.objects.filter(type="order.expired").count() == 2
+    assert ledger_check() == []
+
+
+def test_every_transition_records_an_event_with_rising_sequence(shop, demo):
+    order = shop.post(URL, buy_body(demo)).json()
+    trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+    events = list(WebhookEvent.objects.filter(order_id=order["id"]).order_by("sequence"))
+    assert [(e.type, e.sequence) for e in events] == [("order.created", 1), ("order.completed", 2)]
+    assert events[1].payload["data"]["order"]["status"] == "Completed"
+    assert events[1].payload["type"] == "order.completed"
+    assert events[1].payload["id"] == events[1].id
+
+
+def test_operator_admin_actions_confirm_and_cancel_through_services(shop, demo, admin_client):
+    buy = shop.post(URL, buy_body(demo, amount="1000")).json()
+    sell = shop.post(URL, sell_body(demo, amount="1000")).json()
+    response = admin_client.post(
+        "/admin/orders/order/", {"action": "confirm_orders", "_selected_action": [buy["id"]]}
+    )
+    assert response.status_code == 302
+    admin_client.post(
+        "/admin/orders/order/", {"action": "cancel_orders", "_selected_action": [sell["id"]]}
+    )
+    assert Order.objects.get(pk=buy["id"]).status == "Completed"
+    assert Order.objects.get(pk=sell["id"]).status == "Cancelled"
+    assert balance(demo).available == Decimal("100950.00")
+    assert ledger_check() == []

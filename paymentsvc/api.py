@@ -1,0 +1,100 @@
+"""Building blocks every API view shares: authentication, throttling, query parsing,
+pagination and the success wrappers."""
+
+import math
+
+from django.db.models import QuerySet
+from rest_framework import serializers
+from rest_framework.permissions import BasePermission
+from rest_framework.views import APIView
+
+from .auth import TerminalKeyAuthentication, TraderKeyAuthentication
+from .throttling import ApiKeyRateThrottle
+
+
+class HasPrincipal(BasePermission):
+    def has_permission(self, request, view):
+        return bool(getattr(request, "user", None) and request.user.is_authenticated)
+
+
+class TerminalAPIView(APIView):
+    authentication_classes = [TerminalKeyAuthentication]
+    permission_classes = [HasPrincipal]
+    throttle_classes = [ApiKeyRateThrottle]
+
+    @property
+    def terminal(self):
+        return self.request.user.terminal
+
+
+class TraderAPIView(APIView):
+    authentication_classes = [TraderKeyAuthentication]
+    permission_classes = [HasPrincipal]
+    throttle_classes = [ApiKeyRateThrottle]
+
+    @property
+    def trader(self):
+        return self.request.user.trader
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """Accepts true/false/1/0 in any case; anything else is a 400."""
+
+    TRUE_VALUES = {"true", "True", "TRUE", "1", 1}
+    FALSE_VALUES = {"false", "False", "FALSE", "0", 0}
+    NULL_VALUES = set()
+
+
+def page_query(default_size: int) -> type[serializers.Serializer]:
+    class PageQuery(serializers.Serializer):
+        page = serializers.IntegerField(min_value=1, default=1, max_value=10**9)
+        size = serializers.IntegerField(min_value=1, max_value=100, default=default_size)
+
+    return PageQuery
+
+
+class DateRangeMixin(serializers.Serializer):
+    start_date = serializers.DateTimeField(required=False)
+    end_date = serializers.DateTimeField(required=False)
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        start, end = attrs.get("start_date"), attrs.get("end_date")
+        if start and end and start > end:
+            raise serializers.ValidationError(
+                {"start_date": ["start_date must not be after end_date"]}
+            )
+        return attrs
+
+
+def parse_query(serializer_class, request, *, many_fields: tuple[str, ...] = ()) -> dict:
+    data = {}
+    for key in request.query_params:
+        if key in many_fields:
+            values = []
+            for raw in request.query_params.getlist(key):
+                values.extend(v for v in raw.split(",") if v != "")
+            data[key] = values
+        else:
+            data[key] = request.query_params.get(key)
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def paginate(queryset: QuerySet, *, page: int, size: int, render) -> dict:
+    offset = (page - 1) * size
+    rows = list(queryset[offset : offset + size])
+    # A first page that is not full already says how many there are: no COUNT then.
+    total = len(rows) if page == 1 and len(rows) < size else queryset.count()
+    return {
+        "total": total,
+        "page": page,
+        "size": size,
+        "pages": math.ceil(total / size),
+        "items": render(rows),
+    }
+
+
+def ok(**payload) -> dict:
+    return {"success": True, "message": "OK", **payload}

@@ -1,0 +1,19 @@
+from django.urls import Resolver404, resolve
+
+from .errors import error_response
+
+
+def api_fallback(request, *args, **kwargs):
+    """Unknown /api/ route: JSON 404. A route that differs from a known one only by
+    its trailing slash is served by that route rather than redirected (a redirect
+    would drop a POST body)."""
+    path = request.path_info
+    alternative = path[:-1] if path.endswith("/") else path + "/"
+    try:
+        match = resolve(alternative)
+    except Resolver404:
+        match = None
+    if match is not None and match.func is not api_fallback:
+        request.path_info = alternative
+        return match.func(request, *match.args, **match.kwargs)
+    return error_response(404, "Not found", "not_found")

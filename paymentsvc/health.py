@@ -1,0 +1,34 @@
+from django.db import connection
+from django.http import JsonResponse
+
+from .celery import app as celery_app
+
+
+def healthz(request):
+    return JsonResponse({"status": "ok"})
+
+
+def _database_ok() -> bool:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+        return True
+    except Exception:
+        return False
+
+
+def _broker_ok() -> bool:
+    try:
+        with celery_app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, timeout=2)
+        return True
+    except Exception:
+        return False
+
+
+def readyz(request):
+    checks = {"database": _database_ok(), "broker": _broker_ok()}
+    ready = all(checks.values())
+    return JsonResponse(
+        {"status": "ok" if ready else "unavailable", "checks": checks}, status=200 if ready else 503
+    )

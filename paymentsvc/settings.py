@@ -1,0 +1,293 @@
+"""Settings, all from the environment (django-environ).
+
+With nothing set the service runs on SQLite with a filesystem broker, so `make run`
+works on a bare machine. `DATABASE_URL` (PostgreSQL) and `CELERY_BROKER_URL` (Redis)
+switch to the production stack without any code change.
+"""
+
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import environ
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VAR_DIR = Path(environ.Env().str("VAR_DIR", default=str(BASE_DIR / "var")))
+
+env = environ.Env()
+env.read_env(BASE_DIR / ".env") if (BASE_DIR / ".env").exists() else None
+
+DEBUG = env.bool("DEBUG", default=False)
+
+_INSECURE_DEV_KEY = "insecure-dev-key-only-used-when-DEBUG-is-on-0123456789abcdef"
+SECRET_KEY = env.str("SECRET_KEY", default=_INSECURE_DEV_KEY if DEBUG else "")
+if not SECRET_KEY:
+    raise environ.ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
+
+PUBLIC_BASE_URL = env.str("PUBLIC_BASE_URL", default="http://localhost:8000").rstrip("/")
+ALLOWED_HOSTS = env.list(
+    "ALLOWED_HOSTS",
+    default=["localhost", "127.0.0.1", "[::1]", urlsplit(PUBLIC_BASE_URL).hostname or "localhost"],
+)
+CSRF_TRUSTED_ORIGINS = env.list(
+    "CSRF_TRUSTED_ORIGINS",
+    default=[f"{urlsplit(PUBLIC_BASE_URL).scheme}://{urlsplit(PUBLIC_BASE_URL).netloc}"],
+)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "paymentsvc",
+    "finance",
+    "webhooks",
+    "orders",
+    "forms_ui",
+    "disputes",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "paymentsvc.middleware.ApiErrorMiddleware",
+    "paymentsvc.middleware.SecurityHeadersMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "paymentsvc.urls"
+WSGI_APPLICATION = "paymentsvc.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+# --- Database -------------------------------------------------------------------
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # Writers queue on the database lock instead of failing with "database is locked":
+    # IMMEDIATE takes the write lock at BEGIN, WAL lets readers go on meanwhile.
+    DATABASES["default"]["OPTIONS"] = {
+        "transaction_mode": "IMMEDIATE",
+        "timeout": 30,
+        "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    }
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
+else:
+    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Cache (rate limits) ----------------------------------------------------------
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+# Rate limits and sign-in throttling count across every web process, so the cache is
+# shared: Redis when there is one, else files under VAR_DIR (one machine).
+if env.str("CACHE_URL", default=""):
+    CACHES = {"default": env.cache("CACHE_URL")}
+elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    CACHES = {"default": env.cache_url_config(CELERY_BROKER_URL)}
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+    }
+
+# --- Auth, i18n -----------------------------------------------------------------------
+AUTH_PASSWORD_VALIDATORS = [
+    {
+        "NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator",
+    },
+    {
+        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
+        "OPTIONS": {"min_length": 12},
+    },
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# API and admin speak English; the payer's form picks Russian or English itself.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("ru", "Русский"), ("en", "English")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+# --- Static and uploaded files ----------------------------------------------------------
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT.mkdir(exist_ok=True)
+STORAGES = {
+    # Dispute evidence: private. Local files live outside any served URL; with
+    # S3 settings they go to a private bucket.
+    "default": {
+        "BACKEND": "django.core.files.storage.FileSystemStorage",
+        "OPTIONS": {"location": str(VAR_DIR / "private-media"), "base_url": None},
+    },
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+if env.str("AWS_STORAGE_BUCKET_NAME", default=""):
+    STORAGES["default"] = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": env.str("AWS_STORAGE_BUCKET_NAME"),
+            "endpoint_url": env.str("AWS_S3_ENDPOINT_URL", default=None),
+            "access_key": env.str("AWS_ACCESS_KEY_ID", default=None),
+            "secret_key": env.str("AWS_SECRET_ACCESS_KEY", default=None),
+            "region_name": env.str("AWS_S3_REGION_NAME", default=None),
+            "default_acl": "private",
+            "querystring_auth": True,
+            "file_overwrite": False,
+        },
+    }
+FILE_UPLOAD_MAX_MEMORY_SIZE = 1024 * 1024
+DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024
+DATA_UPLOAD_MAX_NUMBER_FILES = 20
+
+# --- DRF and OpenAPI ---------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [],
+    "DEFAULT_PERMISSION_CLASSES": [],
+    "UNAUTHENTICATED_USER": None,
+    "DEFAULT_PARSER_CLASSES": ["paymentsvc.parsers.DecimalJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "paymentsvc.errors.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "paymentsvc.schema.ServiceAutoSchema",
+    "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",
+    "COERCE_DECIMAL_TO_STRING": True,
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Payment Orders Service API",
+    "DESCRIPTION": "Payment orders (Buy and Sell), the hosted payment form, disputes and "
+    "finance queries. Every merchant request carries the `X-API-Key` header of a terminal.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    # Swagger UI served from our own static files: no third-party assets.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# --- Business settings (decisions.md) -----------------------------------------------------
+ORDER_TTL_BUY_SECONDS = env.int("ORDER_TTL_BUY_SECONDS", default=15 * 60)
+ORDER_TTL_SELL_SECONDS = env.int("ORDER_TTL_SELL_SECONDS", default=60 * 60)
+FORM_SEARCH_WINDOW_SECONDS = env.int("FORM_SEARCH_WINDOW_SECONDS", default=60)
+FORM_SEARCH_RETRY_SECONDS = env.int("FORM_SEARCH_RETRY_SECONDS", default=3)
+FORM_SESSION_TTL_SECONDS = env.int("FORM_SESSION_TTL_SECONDS", default=30 * 60)
+ANTIFRAUD_MAX_PENDING_PER_USER = env.int("ANTIFRAUD_MAX_PENDING_PER_USER", default=3)
+API_RATE_LIMIT = env.str("API_RATE_LIMIT", default="1200/min")
+# Checked at start-up: a typo here must not turn every request into an error.
+_rate_count, _, _rate_unit = API_RATE_LIMIT.strip().partition("/")
+if not _rate_count.strip().isdigit() or (
+    _rate_unit.strip() and _rate_unit.strip()[0].lower() not in "smhd"
+):
+    raise environ.ImproperlyConfigured(
+        f"API_RATE_LIMIT must look like 1200/min, not {API_RATE_LIMIT!r}"
+    )
+IDEMPOTENCY_TTL_SECONDS = 24 * 3600
+WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", default=DEBUG)
+WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
+# Seconds to wait before each retry after a failed attempt (decisions §7).
+WEBHOOK_RETRY_SCHEDULE = env.list(
+    "WEBHOOK_RETRY_SCHEDULE",
+    cast=int,
+    default=[5, 300, 1800, 7200, 18000, 36000, 36000],
+)
+
+# --- Celery ---------------------------------------------------------------------------
+# Every task is idempotent (sweeps over the database; a webhook attempt starts with a
+# conditional claim), so a message is acknowledged only after its task has run
+# (acks_late) and handed out again when the worker running it dies: a duplicate is
+# harmless, a lost message is not.
+#
+# A request that publishes (on commit) gives up on a dead broker at once instead of
+# retrying for seconds: the outbox rows are committed and the sweep queues them later.
+# Workers and beat reconnect with their own retry loops.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 0}
+if CELERY_BROKER_URL.startswith("filesystem://"):
+    # The embedded default: one machine, no server; same tasks, same beat schedule.
+    _queue_dir = VAR_DIR / "broker"
+    (_queue_dir / "queue").mkdir(parents=True, exist_ok=True)
+    (_queue_dir / "processed").mkdir(parents=True, exist_ok=True)
+    CELERY_BROKER_TRANSPORT_OPTIONS |= {
+        "data_folder_in": str(_queue_dir / "queue"),
+        "data_folder_out": str(_queue_dir / "queue"),
+        "processed_folder": str(_queue_dir / "processed"),
+        "control_folder": str(_queue_dir / "control"),
+        "store_processed": False,
+        # The folder is polled; the default second between looks caps a worker at a
+        # few tasks a second. A directory listing every 0.1 s costs next to nothing.
+        "polling_interval": 0.1,
+    }
+else:
+    CELERY_BROKER_TRANSPORT_OPTIONS |= {
+        "socket_connect_timeout": 2,
+        "socket_timeout": 5,
+        "health_check_interval": 25,
+        # An unacknowledged message (its worker died) is handed out again after this
+        # long. Longer than any task may run (no task uses countdown/eta); the webhook
+        # sweep gets there first anyway.
+        "visibility_timeout": 3600,
+    }
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# One message at a time per process: a slow webhook does not hold a queue of others.
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = True
+CELERY_WORKER_MAX_TASKS_PER_CHILD = env.int("CELERY_WORKER_MAX_TASKS_PER_CHILD", default=2000)
+CELERY_TASK_TIME_LIMIT = 120
+CELERY_TASK_SOFT_TIME_LIMIT = 100
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+
+# --- Security (secure by default when DEBUG is off) --------------------------------------
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEBUG)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
+SECURE_HSTS_PRELOAD = not DEBUG
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+ADMIN_LOGIN_MAX_FAILURES = env.int("ADMIN_LOGIN_MAX_FAILURES", default=5)
+ADMIN_LOGIN_LOCKOUT_SECONDS = env.int("ADMIN_LOGIN_LOCKOUT_SECONDS", default=900)
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
+    "loggers": {"django.server": {"level": "WARNING"}},
+}

@@ -1,0 +1,19 @@
+"""Settings for the test suite: production settings with test-only secrets and plain
+HTTP (the test client speaks HTTP), everything else from the environment as usual."""
+
+import os
+
+os.environ.setdefault("SECRET_KEY", "test-only-secret-key-0123456789-abcdefghijklmnopqrstuvwxyz")
+os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
+os.environ.setdefault("SESSION_COOKIE_SECURE", "false")
+os.environ.setdefault("CSRF_COOKIE_SECURE", "false")
+os.environ.setdefault("WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true")
+# Tests send far more than a merchant would from one key; the rate-limit test lowers it.
+os.environ.setdefault("API_RATE_LIMIT", "1000000/min")
+os.environ.setdefault(
+    "VAR_DIR", os.path.join(os.path.dirname(os.path.dirname(__file__)), "var", "test")
+)
+
+from .settings import *  # noqa: E402,F403
+
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,91 @@
+import pytest
+
+from conftest import ApiClient
+
+
+def test_missing_key_is_401(anonymous, demo):
+    response = anonymous.get("/api/v1/order/")
+    assert response.status_code == 401
+    assert response.json() == {
+        "success": False,
+        "message": "API key is required",
+        "code": "api_key_required",
+    }
+
+
+@pytest.mark.parametrize("key", ["nope", "demo-revoked-key", "demo-trader-1-key", " "])
+def test_unknown_revoked_or_foreign_key_is_401(demo, key):
+    response = ApiClient(key).get("/api/v1/finance/balance")
+    assert response.status_code == 401
+    expected = "API key is required" if not key.strip() else "Invalid API key"
+    assert response.json()["message"] == expected
+
+
+def test_unknown_api_route_is_json_404(shop):
+    response = shop.get("/api/v1/nothing/here")
+    assert response.status_code == 404
+    assert response.json() == {"success": False, "message": "Not found", "code": "not_found"}
+
+
+def test_wrong_method_is_json_405(shop):
+    response = shop.request("DELETE", "/api/v1/finance/balance")
+    assert response.status_code == 405
+    assert response.json()["code"] == "method_not_allowed"
+    assert response.json()["success"] is False
+
+
+def test_rate_limit_answers_429_with_retry_after(shop, settings):
+    settings.API_RATE_LIMIT = "3/min"
+    from django.core.cache import cache
+
+    cache.clear()
+    statuses = [shop.get("/api/v1/finance/balance").status_code for _ in range(4)]
+    assert statuses == [200, 200, 200, 429]
+    response = shop.get("/api/v1/finance/balance")
+    assert int(response["Retry-After"]) >= 1
+    assert response.json()["code"] == "rate_limited"
+    cache.clear()
+
+
+def test_health_and_readiness(client, db):
+    assert client.get("/healthz").json() == {"status": "ok"}
+    ready = client.get("/readyz")
+    assert ready.status_code == 200
+    assert ready.json()["checks"] == {"database": True, "broker": True}
+
+
+def test_openapi_schema_and_docs_are_public(client, db):
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    assert schema.status_code == 200
+    text = schema.content.decode()
+    for path in ["/api/v1/order/", "/api/v1/finance/balance", "/api/v1/trader/orders"]:
+        assert path in text
+    docs = client.get("/api/docs/")
+    assert docs.status_code == 200
+    assert b"cdn" not in docs.content.lower()
+
+
+def test_api_responses_are_not_cached(shop):
+    assert shop.get("/api/v1/finance/balance")["Cache-Control"] == "no-store"
+
+
+def test_ping_checks_the_key(shop, anonymous):
+    assert shop.get("/api/v1/ping").json() == {"success": True}
+    assert anonymous.get("/api/v1/ping").status_code == 401
+
+
+@pytest.mark.parametrize(
+    ("rate", "expected"),
+    [
+        ("1200/min", (1200, 60)),
+        ("20/s", (20, 1)),
+        ("100/hour", (100, 3600)),
+        ("5000/day", (5000, 86400)),
+        ("7", (7, 60)),
+        ("3/minute", (3, 60)),
+    ],
+)
+def test_rate_limit_setting_forms(rate, expected):
+    from paymentsvc.throttling import parse_rate
+
+    assert parse_rate(rate) == expected

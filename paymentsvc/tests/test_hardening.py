@@ -1,0 +1,133 @@
+import logging
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.cache import cache
+from django.db import connection
+
+from conftest import ApiClient, buy_body
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_deploy_checks_are_clean_with_production_settings():
+    env = {
+        **os.environ,
+        "DEBUG": "false",
+        "SECRET_KEY": secrets.token_urlsafe(50),
+        "DJANGO_SETTINGS_MODULE": "paymentsvc.settings",
+    }
+    for name in (
+        "SECURE_SSL_REDIRECT",
+        "SESSION_COOKIE_SECURE",
+        "CSRF_COOKIE_SECURE",
+        "DJANGO_ALLOW_ASYNC_UNSAFE",
+    ):
+        env.pop(name, None)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_service_refuses_to_start_without_secret_key_when_debug_is_off():
+    env = {**os.environ, "DEBUG": "false", "DJANGO_SETTINGS_MODULE": "paymentsvc.settings"}
+    env.pop("SECRET_KEY", None)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
+
+
+@pytest.fixture
+def fresh_cache():
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def test_admin_sign_in_locks_after_five_failures(client, demo, fresh_cache):
+    for _ in range(5):
+        response = client.post("/admin/login/", {"username": "operator", "password": "wrong"})
+        assert response.status_code == 200
+    response = client.post(
+        "/admin/login/", {"username": "operator", "password": "operator-demo-password"}
+    )
+    assert response.status_code == 429
+    assert "Retry-After" in response
+
+
+def test_successful_sign_in_resets_the_failure_count(client, demo, fresh_cache):
+    for _ in range(4):
+        client.post("/admin/login/", {"username": "operator", "password": "wrong"})
+    response = client.post(
+        "/admin/login/", {"username": "operator", "password": "operator-demo-password"}
+    )
+    assert response.status_code == 302
+
+
+def test_weak_operator_passwords_are_refused(db):
+    from django.contrib.auth.password_validation import validate_password
+    from django.core.exceptions import ValidationError
+
+    for weak in ["operator", "12345678901234", "password123"]:
+        with pytest.raises(ValidationError):
+            validate_password(weak)
+
+
+def test_api_keys_never_reach_the_logs(demo, caplog):
+    caplog.set_level(logging.DEBUG)
+    ApiClient("demo-shop-key").get("/api/v1/finance/nothing")
+    ApiClient("secret-looking-wrong-key").get("/api/v1/finance/balance")
+    ApiClient("demo-shop-key").post("/api/v1/order/", buy_body(demo, method="Ozon Bank SBP"))
+    text = caplog.text
+    assert "demo-shop-key" not in text
+    assert "secret-looking-wrong-key" not in text
+
+
+def test_security_headers_on_api_and_pages(shop, client, db):
+    api = shop.get("/api/v1/finance/balance")
+    assert api["X-Content-Type-Options"] == "nosniff"
+    assert api["X-Frame-Options"] == "DENY"
+    assert "default-src 'none'" in api["Content-Security-Policy"]
+    page = client.get("/healthz")
+    assert page["Referrer-Policy"] == "same-origin"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_database_lost_mid_request_is_a_clear_503_and_writes_nothing(demo_transactional):
+    from orders.models import Order
+
+    demo = demo_transactional
+    settings_dict = connection.settings_dict
+    saved = dict(settings_dict)
+    connection.close()
+    if connection.vendor == "sqlite":
+        settings_dict["NAME"] = "/nonexistent-dir/db.sqlite3"
+    else:
+        settings_dict["PORT"] = "1"
+    try:
+        response = ApiClient("demo-shop-key").post("/api/v1/order/", buy_body(demo))
+    finally:
+        connection.close()
+        settings_dict.clear()
+        settings_dict.update(saved)
+    assert response.status_code == 503
+    assert response.json()["code"] == "service_unavailable"
+    assert Order.objects.count() == 0

@@ -1,0 +1,44 @@
+"""Per-key request rate limit: a fixed one-minute window counted in the shared cache
+(Redis in production), so every web process sees the same count."""
+
+import time
+
+from django.conf import settings
+from django.core.cache import cache
+from rest_framework.throttling import BaseThrottle
+
+_PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_rate(rate: str) -> tuple[int, int]:
+    """'1200/min', '20/s', '100/hour', '5000/day' (a unit word by its first letter);
+    a bare number is per minute."""
+    count, _, period = rate.strip().partition("/")
+    unit = period.strip().lower()[:1] or "m"
+    if unit not in _PERIODS:
+        raise ValueError(f"API_RATE_LIMIT: unknown period in {rate!r}")
+    return int(count), _PERIODS[unit]
+
+
+class ApiKeyRateThrottle(BaseThrottle):
+    def allow_request(self, request, view):
+        principal = getattr(request, "user", None)
+        ident = getattr(principal, "key_hash", "") or self.get_ident(request)
+        limit, period = parse_rate(settings.API_RATE_LIMIT)
+        now = time.time()
+        window = int(now // period)
+        key = f"rl:{ident[:32]}:{window}"
+        # incr first: once a window is open (every request but its first) that is
+        # the only round trip to the cache.
+        try:
+            count = cache.incr(key)
+        except ValueError:  # the window's first request
+            if cache.add(key, 1, timeout=period + 1):
+                count = 1
+            else:  # another process opened it between our incr and add
+                count = cache.incr(key)
+        self._wait = (window + 1) * period - now
+        return count <= limit
+
+    def wait(self):
+        return max(1, int(self._wait + 0.999))

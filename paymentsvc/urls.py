@@ -1,0 +1,29 @@
+from django.contrib import admin
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from . import health
+from .admin_login import throttled_admin_login
+from .fallback import api_fallback
+from .ping import PingView
+
+api_v1 = [
+    path("finance/", include("finance.urls")),
+    path("order/", include("orders.urls")),
+    path("trader/", include("orders.trader_urls")),
+    path("form/", include("forms_ui.api_urls")),
+    path("disputes/", include("disputes.urls")),
+    path("ping", PingView.as_view()),
+]
+
+urlpatterns = [
+    path("healthz", health.healthz),
+    path("readyz", health.readyz),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/v1/", include(api_v1)),
+    re_path(r"^api/", api_fallback),
+    path("admin/login/", throttled_admin_login, name="admin-login"),
+    path("admin/", admin.site.urls),
+    path("form/", include("forms_ui.urls")),
+]

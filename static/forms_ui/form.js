@@ -1,0 +1,76 @@
+// Progressive enhancement for the payment form: countdowns, copy buttons, polling.
+(function () {
+  "use strict";
+  var body = document.body;
+
+  function poll() {
+    var url = body.getAttribute("data-status-url");
+    var current = body.getAttribute("data-state");
+    if (!url || !body.hasAttribute("data-poll")) return;
+    setInterval(function () {
+      fetch(url, { cache: "no-store", credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.json() : null; })
+        .then(function (data) {
+          if (data && data.state && data.state !== current) window.location.reload();
+        })
+        .catch(function () {});
+    }, 1500);
+  }
+
+  function successCountdown() {
+    var el = document.querySelector('[data-testid="countdown"]');
+    if (!el) return;
+    var left = parseInt(el.textContent, 10) || 5;
+    var target = el.getAttribute("data-redirect-url");
+    var timer = setInterval(function () {
+      left -= 1;
+      el.textContent = String(Math.max(left, 0));
+      if (left <= 0) {
+        clearInterval(timer);
+        if (target) {
+          window.location.assign(target);
+        } else {
+          var done = document.querySelector("[data-countdown-done]");
+          if (done) done.hidden = false;
+        }
+      }
+    }, 1000);
+  }
+
+  function timeLeft() {
+    document.querySelectorAll(".timer[data-expires-at]").forEach(function (el) {
+      var end = Date.parse(el.getAttribute("data-expires-at"));
+      if (isNaN(end)) return;
+      function tick() {
+        var s = Math.max(0, Math.floor((end - Date.now()) / 1000));
+        var m = Math.floor(s / 60);
+        el.textContent = m + ":" + String(s % 60).padStart(2, "0");
+      }
+      tick();
+      setInterval(tick, 1000);
+    });
+  }
+
+  function copyButtons() {
+    document.querySelectorAll("button.copy[data-copy]").forEach(function (button) {
+      button.addEventListener("click", function () {
+        var text = button.getAttribute("data-copy");
+        var label = button.textContent;
+        var done = function () {
+          button.textContent = button.getAttribute("data-copied") || label;
+          setTimeout(function () { button.textContent = label; }, 1500);
+        };
+        if (navigator.clipboard && navigator.clipboard.writeText) {
+          navigator.clipboard.writeText(text).then(done, done);
+        } else {
+          done();
+        }
+      });
+    });
+  }
+
+  poll();
+  successCountdown();
+  timeLeft();
+  copyButtons();
+})();

@@ -1,0 +1,92 @@
+"""Transactional outbox for merchant notifications (decisions §7).
+
+An event and one delivery per target URL are written in the same transaction as the
+change they describe; delivery happens after commit, and a periodic sweep re-queues
+anything due, so a lost broker message or a dead worker loses nothing."""
+
+import uuid
+
+from django.db import models
+from django.db.models import Q
+
+from finance.models import Terminal
+
+
+class EventType(models.TextChoices):
+    ORDER_CREATED = "order.created", "order.created"
+    ORDER_COMPLETED = "order.completed", "order.completed"
+    ORDER_CANCELLED = "order.cancelled", "order.cancelled"
+    ORDER_EXPIRED = "order.expired", "order.expired"
+    DISPUTE_CREATED = "dispute.created", "dispute.created"
+    DISPUTE_PROCESSED = "dispute.processed", "dispute.processed"
+
+
+class WebhookEvent(models.Model):
+    id = models.CharField(primary_key=True, max_length=40, editable=False)
+    terminal = models.ForeignKey(Terminal, on_delete=models.PROTECT, related_name="webhook_events")
+    order_id = models.UUIDField(db_index=True)
+    type = models.CharField(max_length=30, choices=EventType.choices)
+    sequence = models.PositiveIntegerField()
+    payload = models.JSONField()
+    # The exact bytes sent (and signed) on every attempt: JSON columns may reorder keys.
+    body = models.TextField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"{self.type} #{self.sequence} ({self.id})"
+
+
+def new_event_id() -> str:
+    return f"msg_{uuid.uuid4().hex}"
+
+
+class DeliveryState(models.TextChoices):
+    PENDING = "pending", "pending"
+    SUCCEEDED = "succeeded", "succeeded"
+    FAILED = "failed", "failed"
+
+
+class WebhookDelivery(models.Model):
+    event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
+    url = models.CharField(max_length=512)
+    state = models.CharField(
+        max_length=10, choices=DeliveryState.choices, default=DeliveryState.PENDING
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    next_attempt_at = models.DateTimeField()
+    # A worker claims a delivery by moving this forward with a conditional UPDATE;
+    # until it passes, the sweep leaves the delivery alone.
+    locked_until = models.DateTimeField(null=True, blank=True)
+    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.CharField(max_length=500, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name_plural = "webhook deliveries"
+        indexes = [
+            models.Index(
+                fields=["next_attempt_at"], name="delivery_due", condition=Q(state="pending")
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.url} ({self.state})"
+
+
+class WebhookAttempt(models.Model):
+    delivery = models.ForeignKey(
+        WebhookDelivery, on_delete=models.CASCADE, related_name="attempt_log"
+    )
+    number = models.PositiveIntegerField()
+    started_at = models.DateTimeField()
+    duration_ms = models.PositiveIntegerField()
+    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=500, blank=True)
+    response_excerpt = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]

@@ -1,0 +1,65 @@
+"""A real HTTP receiver on 127.0.0.1 for webhook tests."""
+
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Receiver:
+    def __init__(self):
+        self.requests: list[dict] = []
+        self.status = 200
+        self.delay = 0.0
+        self.body = b"ok"
+        self.redirect_to: str | None = None
+        # Answer one header byte at a time, this many seconds apart: every read is
+        # quick, the whole answer is not.
+        self.trickle = 0.0
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", 0))
+                body = self.rfile.read(length)
+                receiver.requests.append(
+                    {"headers": dict(self.headers), "body": body, "path": self.path}
+                )
+                if receiver.delay:
+                    time.sleep(receiver.delay)
+                if receiver.trickle:
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\n")
+                    try:
+                        for byte in b"X-Slow: " + b"a" * 200:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            time.sleep(receiver.trickle)
+                    except OSError:
+                        pass
+                    return
+                if receiver.redirect_to:
+                    self.send_response(302)
+                    self.send_header("Location", receiver.redirect_to)
+                    self.end_headers()
+                    return
+                self.send_response(receiver.status)
+                self.send_header("Content-Length", str(len(receiver.body)))
+                self.end_headers()
+                self.wfile.write(receiver.body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()

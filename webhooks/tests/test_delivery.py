@@ -1,0 +1,467 @@
+import base64
+import json
+import re
+import time
+from datetime import timedelta
+
+import pytest
+from django.contrib.admin.utils import quote
+from django.test import Client
+from django.urls import reverse
+from django.utils import timezone
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+from conftest import buy_body, trader_for
+from webhooks.delivery import deliveries_requeue_due, delivery_attempt
+from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
+from webhooks.services import delivery_resend, webhook_secret_rotate
+
+from .receiver import Receiver
+
+SECRET = "whsec_ZGVtby1zaG9wLXdlYmhvb2stc2VjcmV0LTMyYnl0ZXM="
+
+
+@pytest.fixture
+def receiver():
+    r = Receiver()
+    yield r
+    r.close()
+
+
+@pytest.fixture
+def operator(demo) -> Client:
+    """The demo operator, signed in through the admin's login form."""
+    client = Client()
+    response = client.post(
+        "/admin/login/",
+        {"username": "operator", "password": "operator-demo-password", "next": "/admin/"},
+    )
+    assert response.status_code == 302, response.content[:300]
+    return client
+
+
+def event_page(event_id: str) -> str:
+    return reverse("admin:webhooks_webhookevent_change", args=[quote(event_id)])
+
+
+def make_due(delivery):
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        next_attempt_at=timezone.now(), locked_until=None
+    )
+
+
+def deliver_all():
+    for delivery in WebhookDelivery.objects.filter(state="pending").order_by("pk"):
+        make_due(delivery)
+        delivery_attempt(delivery_id=delivery.pk)
+
+
+def test_events_are_signed_per_standard_webhooks_and_carry_the_order(shop, demo, receiver):
+    order = shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url)).json()
+    trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+    deliver_all()
+    assert len(receiver.requests) == 2
+    payloads = []
+    for request in receiver.requests:
+        headers = {k.lower(): v for k, v in request["headers"].items()}
+        verified = Webhook(SECRET).verify(request["body"], headers)
+        payloads.append(verified)
+        assert headers["webhook-id"] == verified["id"]
+        assert headers["content-type"] == "application/json"
+    assert [p["type"] for p in payloads] == ["order.created", "order.completed"]
+    assert [p["sequence"] for p in payloads] == [1, 2]
+    assert payloads[1]["data"]["order"]["id"] == order["id"]
+    assert payloads[1]["data"]["order"]["status"] == "Completed"
+    assert set(payloads[0]) == {"id", "type", "created_at", "sequence", "data"}
+    assert all(d.state == "succeeded" for d in WebhookDelivery.objects.all())
+
+
+def test_a_tampered_body_fails_verification(shop, demo, receiver):
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    deliver_all()
+    request = receiver.requests[0]
+    headers = {k.lower(): v for k, v in request["headers"].items()}
+    with pytest.raises(WebhookVerificationError):
+        Webhook(SECRET).verify(request["body"].replace(b"Pending", b"Completd"), headers)
+
+
+def test_terminal_urls_are_used_when_the_order_has_none(shop, demo, receiver):
+    demo.shop.webhook_urls = [receiver.url, receiver.url + "/second"]
+    demo.shop.save()
+    shop.post("/api/v1/order/", buy_body(demo))
+    assert WebhookDelivery.objects.count() == 2
+    deliver_all()
+    assert sorted(r["path"] for r in receiver.requests) == ["/hooks", "/hooks/second"]
+
+
+def test_per_order_url_replaces_the_terminal_urls(shop, demo, receiver):
+    demo.shop.webhook_urls = ["http://127.0.0.1:9/never"]
+    demo.shop.save()
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    assert list(WebhookDelivery.objects.values_list("url", flat=True)) == [receiver.url]
+
+
+def test_500_is_retried_on_schedule_with_a_stable_webhook_id(shop, demo, receiver, settings):
+    settings.WEBHOOK_RETRY_SCHEDULE = [5, 300]
+    receiver.status = 500
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    delivery = WebhookDelivery.objects.get()
+    before = timezone.now()
+    assert delivery_attempt(delivery_id=delivery.pk) == "pending"
+    delivery.refresh_from_db()
+    assert (delivery.attempts, delivery.last_status_code) == (1, 500)
+    assert timedelta(seconds=4) < delivery.next_attempt_at - before < timedelta(seconds=7)
+    assert delivery_attempt(delivery_id=delivery.pk) is None  # not due yet
+    make_due(delivery)
+    delivery_attempt(delivery_id=delivery.pk)
+    make_due(delivery)
+    assert delivery_attempt(delivery_id=delivery.pk) == "failed"  # schedule exhausted
+    ids = {r["headers"]["webhook-id"] for r in receiver.requests}
+    assert len(receiver.requests) == 3 and len(ids) == 1
+    attempts = list(WebhookAttempt.objects.order_by("number"))
+    assert [a.number for a in attempts] == [1, 2, 3]
+    assert all(a.status_code == 500 and a.duration_ms >= 0 for a in attempts)
+
+
+def test_recovery_after_failures(shop, demo, receiver):
+    receiver.status = 503
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    delivery = WebhookDelivery.objects.get()
+    delivery_attempt(delivery_id=delivery.pk)
+    receiver.status = 204
+    make_due(delivery)
+    assert delivery_attempt(delivery_id=delivery.pk) == "succeeded"
+
+
+def test_timeout_counts_as_a_failure(shop, demo, receiver, settings):
+    settings.WEBHOOK_TIMEOUT_SECONDS = 0.3
+    receiver.delay = 1.0
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    delivery = WebhookDelivery.objects.get()
+    assert delivery_attempt(delivery_id=delivery.pk) == "pending"
+    assert "Timed out" in WebhookAttempt.objects.get().error
+
+
+def test_redirects_are_not_followed(shop, demo, receiver):
+    receiver.redirect_to = "http://127.0.0.1:9/elsewhere"
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    delivery = WebhookDelivery.objects.get()
+    assert delivery_attempt(delivery_id=delivery.pk) == "pending"
+    assert WebhookAttempt.objects.get().status_code == 302
+    assert len(receiver.requests) == 1
+
+
+def test_response_excerpt_is_truncated(shop, demo, receiver):
+    receiver.body = b"x" * 100_000
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    delivery_attempt(delivery_id=WebhookDelivery.objects.get().pk)
+    assert len(WebhookAttempt.objects.get().response_excerpt) == 2048
+
+
+def test_private_targets_are_refused_unless_allowed(shop, demo, receiver, settings):
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    delivery = WebhookDelivery.objects.get()
+    assert delivery_attempt(delivery_id=delivery.pk) == "pending"
+    assert receiver.requests == []
+    assert "non-public address" in WebhookAttempt.objects.get().error
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "10.1.2.3",
+        "172.16.0.1",
+        "192.168.1.1",
+        "169.254.169.254",
+        "100.100.100.200",
+        "127.0.0.1",
+        "0.0.0.0",
+        "224.0.0.1",
+        "::1",
+        "fd00::1",
+        "fe80::1",
+        "::ffff:127.0.0.1",
+        "64:ff9b::a9fe:a9fe",
+    ],
+)
+def test_every_private_range_is_refused(settings, address):
+    from webhooks.delivery import DeliveryRefused, resolve_target
+
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
+    host = f"[{address}]" if ":" in address else address
+    with pytest.raises(DeliveryRefused):
+        resolve_target(f"http://{host}/hook")
+
+
+def test_sweep_recovers_a_delivery_whose_task_was_never_queued(
+    shop, demo, receiver, django_capture_on_commit_callbacks
+):
+    # The on-commit hook that queues the task is captured and never run: as if the
+    # broker had lost the message.
+    with django_capture_on_commit_callbacks(execute=False):
+        shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.state == "pending"
+    assert deliveries_requeue_due() == 1
+    delivery_attempt(delivery_id=delivery.pk)  # what the queued task does
+    assert len(receiver.requests) == 1
+
+
+def test_sweep_leaves_claimed_deliveries_alone_until_the_claim_runs_out(shop, demo, receiver):
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    delivery = WebhookDelivery.objects.get()
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        locked_until=timezone.now() + timedelta(seconds=60)
+    )
+    assert deliveries_requeue_due() == 0
+    assert delivery_attempt(delivery_id=delivery.pk) is None
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        locked_until=timezone.now() - timedelta(seconds=1)
+    )
+    assert deliveries_requeue_due() == 1
+
+
+def test_event_body_is_the_stored_payload(shop, demo):
+    shop.post("/api/v1/order/", buy_body(demo))
+    event = WebhookEvent.objects.get()
+    assert json.loads(event.body) == event.payload
+
+
+def test_operator_resends_from_the_admin(shop, demo, receiver, operator):
+    receiver.status = 500
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    delivery = WebhookDelivery.objects.get()
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(state="failed")
+    response = operator.post(
+        "/admin/webhooks/webhookdelivery/", {"action": "resend", "_selected_action": [delivery.pk]}
+    )
+    assert response.status_code == 302
+    delivery.refresh_from_db()
+    assert delivery.state == "pending"
+    receiver.status = 200
+    assert delivery_attempt(delivery_id=delivery.pk) == "succeeded"
+    assert operator.get(f"/admin/webhooks/webhookdelivery/{delivery.pk}/change/").status_code == 200
+    assert operator.get(event_page(delivery.event_id)).status_code == 200
+
+
+def test_operator_rotates_the_webhook_secret(demo, operator):
+    old = demo.shop.webhook_secret
+    response = operator.post(
+        "/admin/finance/terminal/",
+        {"action": "rotate_webhook_secret", "_selected_action": [str(demo.shop.pk)]},
+        follow=True,
+    )
+    demo.shop.refresh_from_db()
+    assert demo.shop.webhook_secret != old and demo.shop.webhook_secret.startswith("whsec_")
+    assert demo.shop.webhook_secret in response.content.decode()
+
+
+def test_a_trickling_answer_is_cut_off_at_the_timeout(shop, demo, receiver, settings):
+    # Each byte arrives well within the timeout; the whole answer would take 20 s.
+    settings.WEBHOOK_TIMEOUT_SECONDS = 1
+    receiver.trickle = 0.1
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    started = time.monotonic()
+    assert delivery_attempt(delivery_id=WebhookDelivery.objects.get().pk) == "pending"
+    assert time.monotonic() - started < 3
+    attempt = WebhookAttempt.objects.get()
+    assert "Timed out" in attempt.error and attempt.status_code is None
+
+
+def test_https_connects_to_the_checked_address_and_keeps_the_name_for_tls():
+    from webhooks.delivery import resolve_target
+
+    target = resolve_target("https://localhost:8443/hooks?x=1")
+    assert target.url in ("https://127.0.0.1:8443/hooks?x=1", "https://[::1]:8443/hooks?x=1")
+    assert (target.host, target.server_name) == ("localhost:8443", "localhost")
+    plain = resolve_target("http://localhost/hooks")
+    assert plain.url in ("http://127.0.0.1/hooks", "http://[::1]/hooks")
+    assert (plain.host, plain.server_name) == ("localhost", None)
+
+
+def test_only_http_and_https_targets_are_called(settings):
+    from webhooks.delivery import DeliveryRefused, resolve_target
+
+    for url in ["ftp://example.com/x", "file:///etc/passwd", "gopher://127.0.0.1:6379/_"]:
+        with pytest.raises(DeliveryRefused):
+            resolve_target(url)
+
+
+def test_credentials_in_the_url_are_sent_as_basic_auth_not_in_the_host(shop, demo, receiver):
+    url = receiver.url.replace("http://", "http://merchant:s%40cret@")
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=url))
+    assert delivery_attempt(delivery_id=WebhookDelivery.objects.get().pk) == "succeeded"
+    headers = receiver.requests[0]["headers"]
+    assert headers["Authorization"] == "Basic " + base64.b64encode(b"merchant:s@cret").decode()
+    assert headers["Host"] == receiver.url.split("/")[2]
+
+
+def test_the_body_is_byte_for_byte_the_same_on_every_retry(shop, demo, receiver, settings):
+    receiver.status = 500
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    delivery = WebhookDelivery.objects.get()
+    for _ in range(3):
+        make_due(delivery)
+        delivery_attempt(delivery_id=delivery.pk)
+    bodies = {r["body"] for r in receiver.requests}
+    assert len(receiver.requests) == 3 and bodies == {delivery.event.body.encode()}
+    # each attempt is signed anew, and each signature verifies
+    for request in receiver.requests:
+        headers = {k.lower(): v for k, v in request["headers"].items()}
+        Webhook(SECRET).verify(request["body"], headers)
+
+
+def test_sequence_counts_up_per_order(shop, demo, receiver):
+    first = shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url)).json()
+    second = shop.post(
+        "/api/v1/order/", buy_body(demo, webhook_url=receiver.url, amount="1001.00")
+    ).json()
+    trader_for(first).post(f"/api/v1/trader/orders/{first['id']}/confirm")
+    trader_for(second).post(f"/api/v1/trader/orders/{second['id']}/cancel")
+    deliver_all()
+    seen = {}
+    for request in receiver.requests:
+        payload = json.loads(request["body"])
+        seen.setdefault(payload["data"]["order"]["id"], []).append(
+            (payload["sequence"], payload["type"])
+        )
+    assert sorted(seen[first["id"]]) == [(1, "order.created"), (2, "order.completed")]
+    assert sorted(seen[second["id"]]) == [(1, "order.created"), (2, "order.cancelled")]
+
+
+def test_event_page_shows_every_attempt_of_every_delivery(shop, demo, receiver, operator):
+    receiver.status = 503
+    receiver.body = b"upstream down for maintenance"
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    delivery = WebhookDelivery.objects.get()
+    delivery_attempt(delivery_id=delivery.pk)
+    receiver.status, receiver.body = 200, b"thanks"
+    make_due(delivery)
+    delivery_attempt(delivery_id=delivery.pk)
+    page = operator.get(event_page(delivery.event_id))
+    html = page.content.decode()
+    assert page.status_code == 200
+    assert "upstream down for maintenance" in html and "HTTP 503" in html and "thanks" in html
+    assert receiver.url in html and "succeeded" in html
+
+
+def test_admin_lists_filter_by_state_and_type_and_search_by_order_and_event_id(
+    shop, demo, receiver, operator
+):
+    receiver.status = 500
+    order = shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url)).json()
+    other = shop.post(
+        "/api/v1/order/", buy_body(demo, webhook_url=receiver.url, amount="1002.00")
+    ).json()
+    trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+    completed = WebhookEvent.objects.get(type="order.completed")
+    WebhookDelivery.objects.filter(event=completed).update(state="failed")
+
+    def listed(path, **params) -> tuple[int, str]:
+        """(rows the list shows, its page)."""
+        response = operator.get(path, params)
+        assert response.status_code == 200
+        html = response.content.decode()
+        return int(re.search(r'<p class="paginator">\s*(\d+)', html).group(1)), html
+
+    deliveries = "/admin/webhooks/webhookdelivery/"
+    assert listed(deliveries)[0] == 3
+    count, html = listed(deliveries, state="failed")
+    assert count == 1 and completed.id in html
+    assert listed(deliveries, event__type__exact="order.created")[0] == 2
+    count, html = listed(deliveries, q=other["id"])
+    assert count == 1 and completed.id not in html
+    count, html = listed(deliveries, q=completed.id)
+    assert count == 1 and completed.id in html
+    assert listed(deliveries, q="no-such-thing")[0] == 0
+
+    events = "/admin/webhooks/webhookevent/"
+    assert listed(events, q=order["id"])[0] == 2
+    count, html = listed(events, deliveries__state="failed")
+    assert count == 1 and completed.id in html
+    count, html = listed(events, type__exact="order.completed")
+    assert count == 1 and completed.id in html
+    assert listed(events, q=completed.id)[0] == 1
+    assert listed(events, q="not-a-uuid")[0] == 0
+
+
+def test_resending_an_event_resends_each_of_its_deliveries(shop, demo, receiver, operator):
+    demo.shop.webhook_urls = [receiver.url, receiver.url + "/second"]
+    demo.shop.save()
+    shop.post("/api/v1/order/", buy_body(demo))
+    event = WebhookEvent.objects.get()
+    WebhookDelivery.objects.update(state="failed")
+    response = operator.post(
+        "/admin/webhooks/webhookevent/", {"action": "resend", "_selected_action": [event.pk]}
+    )
+    assert response.status_code == 302
+    assert set(WebhookDelivery.objects.values_list("state", flat=True)) == {"pending"}
+    deliver_all()
+    assert len(receiver.requests) == 2
+
+
+def test_a_resent_failed_delivery_gets_one_more_attempt(shop, demo, receiver, settings):
+    settings.WEBHOOK_RETRY_SCHEDULE = [1]
+    receiver.status = 500
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    delivery = WebhookDelivery.objects.get()
+    delivery_attempt(delivery_id=delivery.pk)
+    make_due(delivery)
+    assert delivery_attempt(delivery_id=delivery.pk) == "failed"
+    delivery_resend(delivery=delivery)
+    assert delivery_attempt(delivery_id=delivery.pk) == "failed"
+    delivery_resend(delivery=delivery)
+    receiver.status = 200
+    assert delivery_attempt(delivery_id=delivery.pk) == "succeeded"
+    assert len(receiver.requests) == 4
+
+
+def test_rotating_the_secret_signs_the_next_attempt_with_the_new_one(shop, demo, receiver):
+    receiver.status = 500
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    delivery = WebhookDelivery.objects.get()
+    delivery_attempt(delivery_id=delivery.pk)
+    terminal = webhook_secret_rotate(terminal=demo.shop)
+    assert terminal.webhook_secret.startswith("whsec_") and terminal.webhook_secret != SECRET
+    make_due(delivery)
+    delivery_attempt(delivery_id=delivery.pk)
+    old, new = (
+        {k.lower(): v for k, v in r["headers"].items()} | {"body": r["body"]}
+        for r in receiver.requests
+    )
+    Webhook(SECRET).verify(old.pop("body"), old)
+    Webhook(terminal.webhook_secret).verify(new.pop("body"), new)
+    with pytest.raises(WebhookVerificationError):
+        Webhook(SECRET).verify(receiver.requests[1]["body"], new)
+
+
+def test_public_addresses_pass_the_guard(settings):
+    from webhooks.delivery import resolve_target
+
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
+    target = resolve_target("https://93.184.215.14:8443/hook")
+    assert (target.url, target.server_name) == ("https://93.184.215.14:8443/hook", "93.184.215.14")
+
+
+def test_a_malformed_secret_is_a_counted_failure_not_a_crash(shop, demo, receiver):
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    type(demo.shop).objects.filter(pk=demo.shop.pk).update(webhook_secret="whsec_")
+    delivery = WebhookDelivery.objects.get()
+    assert delivery_attempt(delivery_id=delivery.pk) == "pending"
+    delivery.refresh_from_db()
+    assert delivery.attempts == 1 and delivery.locked_until is None
+    assert receiver.requests == []
+
+
+def test_event_links_work_for_ids_that_look_like_admin_escapes(shop, demo, receiver, operator):
+    # The admin reads "_40" in a URL as "@": an id such as msg_40… must be quoted.
+    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    old = WebhookEvent.objects.get().pk
+    new = "msg_4025" + old[8:]
+    WebhookEvent.objects.filter(pk=old).update(id=new)
+    WebhookDelivery.objects.filter(event_id=old).update(event_id=new)
+    listing = operator.get("/admin/webhooks/webhookdelivery/").content.decode()
+    link = re.search(r'href="(/admin/webhooks/webhookevent/[^"]+/change/)"', listing).group(1)
+    page = operator.get(link)
+    assert page.status_code == 200 and new in page.content.decode()
