@@ -31,3 +31,6 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 errorlog = "-"
+# gunicorn answers an over-long request line with its own HTML page before Django
+# runs; its largest allowed line keeps that to lines no API call comes near.
+limit_request_line = 8190

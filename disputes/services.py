@@ -63,9 +63,27 @@ def _allowed(mime: str) -> bool:
     return mime.startswith(ALLOWED_PREFIXES) or mime in ALLOWED_EXACT
 
 
+# Clients that do not know a file's type say so with these; they claim nothing.
+NO_CLAIM = ("", "application/octet-stream", "binary/octet-stream")
+
+
+def _family(mime: str) -> str:
+    """image, video or the exact type: a JPEG labelled image/png is still an image,
+    a PNG labelled application/pdf is not a PDF."""
+    return mime.split("/", 1)[0] if mime.startswith(ALLOWED_PREFIXES) else mime
+
+
+def _claim_contradicts(claim: str | None, sniffed: str) -> bool:
+    claim = (claim or "").split(";", 1)[0].strip().lower()
+    if claim in NO_CLAIM or not _allowed(claim):
+        return False
+    return _family(claim) != _family(sniffed)
+
+
 def evidence_check(*, files: list) -> list[tuple[object, filetype.Type]]:
     """Count, size and type of the evidence. The type comes from the bytes themselves,
-    never from the client's content type or file name."""
+    never from the client's content type or file name; a claimed allowed type that
+    the bytes contradict is refused too."""
     if len(files) > MAX_FILES:
         raise InvalidRequest(
             f"Too many files: at most {MAX_FILES} per dispute", code="too_many_files"
@@ -78,6 +96,10 @@ def evidence_check(*, files: list) -> list[tuple[object, filetype.Type]]:
         if kind is None or not _allowed(kind.mime):
             raise UnsupportedFileType(
                 f"File {upload.name!r} is not an image, a PDF or a video (judged from its content)"
+            )
+        if _claim_contradicts(upload.content_type, kind.mime):
+            raise UnsupportedFileType(
+                f"File {upload.name!r} is sent as {upload.content_type} but its content is {kind.mime}"
             )
         checked.append((upload, kind))
     return checked

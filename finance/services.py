@@ -228,9 +228,10 @@ def normalize_account(value: str, method_type: str) -> str:
     value = value.strip()
     if method_type == MethodType.SBP:
         compact = _PHONE_SEPARATORS.sub("", value)
-        if re.fullmatch(r"\+7\d{10}", compact):
+        # ASCII digits only: \d would let other scripts' digits past the blacklist.
+        if re.fullmatch(r"\+7[0-9]{10}", compact):
             return compact
-        if re.fullmatch(r"[78]\d{10}", compact):
+        if re.fullmatch(r"[78][0-9]{10}", compact):
             return "+7" + compact[1:]
         raise InvalidRequest(
             "Invalid customer_account: SBP takes a Russian phone number (+7 and 10 digits)",
@@ -238,7 +239,7 @@ def normalize_account(value: str, method_type: str) -> str:
         )
     if method_type == MethodType.BANK_CARD:
         compact = _CARD_SEPARATORS.sub("", value)
-        if re.fullmatch(r"\d{16,19}", compact) and _luhn_ok(compact):
+        if re.fullmatch(r"[0-9]{16,19}", compact) and _luhn_ok(compact):
             return compact
         raise InvalidRequest(
             "Invalid customer_account: BankCard takes 16 to 19 digits passing the Luhn check",

@@ -1,4 +1,5 @@
-from datetime import timedelta
+import re
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from urllib.parse import urlsplit
 
@@ -63,6 +64,9 @@ class HttpUrlField(serializers.CharField):
         return validate_http_url(value, max_length=self.url_max_length)
 
 
+NUMERIC_STRING = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)", re.ASCII)
+
+
 @extend_schema_field(
     {
         "oneOf": [
@@ -79,12 +83,24 @@ class AmountField(serializers.DecimalField):
     def to_internal_value(self, data):
         if isinstance(data, bool):
             self.fail("invalid")
+        # Decimal() itself also takes "1_000", "1e3" and other scripts' digits; a
+        # numeric string here is plain ASCII digits with an optional point.
+        if isinstance(data, str) and not NUMERIC_STRING.fullmatch(data.strip()):
+            self.fail("invalid")
         return super().to_internal_value(data)
 
 
 class ClientOrderIdField(serializers.CharField):
     def __init__(self, **kwargs):
         super().__init__(min_length=1, max_length=64, trim_whitespace=False, **kwargs)
+
+
+def _day_before(moment: datetime) -> datetime:
+    """The default start of the list's window; an end_date in year 1 has no day before."""
+    try:
+        return moment - timedelta(hours=24)
+    except OverflowError:
+        return datetime.min.replace(tzinfo=UTC)
 
 
 # --- Merchant API -----------------------------------------------------------------------
@@ -102,7 +118,10 @@ class OrderCreateIn(serializers.Serializer):
     customer_name = serializers.CharField(
         required=False, allow_null=True, allow_blank=True, max_length=200
     )
-    customer_account = serializers.CharField(required=False, allow_null=True, max_length=64)
+    # Blank is "not given": a Sell without it gets the contract's own message.
+    customer_account = serializers.CharField(
+        required=False, allow_null=True, allow_blank=True, max_length=64
+    )
     user_id = serializers.CharField(required=False, allow_null=True, max_length=255)
     webhook_url = HttpUrlField(url_max_length=512)
     unique_amount = serializers.BooleanField(required=False, allow_null=True, default=False)
@@ -224,7 +243,7 @@ class OrderCollectionView(TerminalAPIView):
         q = parse_query(OrderListQuery, request)
         now = timezone.now()
         end = q.get("end_date") or now
-        start = q.get("start_date") or end - timedelta(hours=24)
+        start = q.get("start_date") or _day_before(end)
         if start > end:
             raise InvalidRequest(
                 "start_date must not be after end_date",

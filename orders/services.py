@@ -164,7 +164,9 @@ def order_validate_request(
         )
     if payment_method_id is None and method_type is None:
         raise InvalidRequest(
-            "Payment method ID or method type is required", code="payment_method_required"
+            "Payment method ID or method type is required",
+            code="payment_method_required",
+            errors={"payment_method_id": ["Payment method ID or method type is required"]},
         )
     if nspk_code is not None and method_type is None:
         raise InvalidRequest(
@@ -175,6 +177,7 @@ def order_validate_request(
         raise InvalidRequest(
             "Only Buy orders are supported for this terminal's integration type (order_with_form)",
             code="sell_not_supported",
+            errors={"order_side": ["Only Buy is supported for order_with_form terminals"]},
         )
     if side == Side.BUY and customer_account is not None:
         raise InvalidRequest(
@@ -182,7 +185,11 @@ def order_validate_request(
             errors={"customer_account": ["Must be null for Buy orders"]},
         )
     if side == Side.SELL and not customer_account:
-        raise InvalidRequest("Customer account is required", code="customer_account_required")
+        raise InvalidRequest(
+            "Customer account is required",
+            code="customer_account_required",
+            errors={"customer_account": ["Required for Sell orders"]},
+        )
 
 
 def order_create(
@@ -226,7 +233,9 @@ def order_create(
     )
     if method.is_aggregate and side == Side.SELL:
         raise InvalidRequest(
-            "The aggregate method works only for Buy orders", code="aggregate_method_buy_only"
+            "The aggregate method works only for Buy orders",
+            code="aggregate_method_buy_only",
+            errors={"payment_method_id": ["The aggregate method works only for Buy orders"]},
         )
     fee_range = fee_range_for(method=method, side=side, amount=amount)
     if side == Side.SELL:

@@ -87,7 +87,9 @@ def _flatten(detail, prefix=""):
     if isinstance(detail, dict):
         for key, value in detail.items():
             name = f"{prefix}.{key}" if prefix else str(key)
-            if key == "non_field_errors" and prefix:
+            # A list's items (DRF keys them by index) and a nested object's own
+            # errors are reported under the field itself.
+            if prefix and (key == "non_field_errors" or isinstance(key, int)):
                 name = prefix
             out.update(_flatten(value, name))
     elif isinstance(detail, list):

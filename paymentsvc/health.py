@@ -1,9 +1,14 @@
 from django.db import connection
 from django.http import JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_safe
 
 from .celery import app as celery_app
 
 
+# Probes carry no cookies; any other method is a JSON 405, never the CSRF page.
+@csrf_exempt
+@require_safe
 def healthz(request):
     return JsonResponse({"status": "ok"})
 
@@ -26,6 +31,8 @@ def _broker_ok() -> bool:
         return False
 
 
+@csrf_exempt
+@require_safe
 def readyz(request):
     checks = {"database": _database_ok(), "broker": _broker_ok()}
     ready = all(checks.values())

@@ -64,7 +64,10 @@ def idempotent(request, view, handler) -> HttpResponse:
         return _run(request, view, handler)
     if not 1 <= len(key) <= 255:
         return error_response(
-            400, "Idempotency-Key must be 1 to 255 characters", "validation_error"
+            400,
+            "Idempotency-Key must be 1 to 255 characters",
+            "validation_error",
+            {"Idempotency-Key": ["Must be 1 to 255 characters"]},
         )
     principal = request.user
     scope = (

@@ -13,8 +13,28 @@ class ApiErrorMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
+    # What an error status says when something outside our views (CSRF, the schema
+    # views' own negotiation) answered it with a page of its own.
+    TEXTS = {
+        403: ("Forbidden", "forbidden"),
+        404: ("Not found", "not_found"),
+        405: ("Method not allowed", "method_not_allowed"),
+        406: ("Not acceptable", "not_acceptable"),
+    }
+
     def __call__(self, request):
-        return self.get_response(request)
+        response = self.get_response(request)
+        if (
+            response.status_code >= 400
+            and request.path.startswith("/api/")
+            and not response.get("Content-Type", "").startswith("application/json")
+        ):
+            message, code = self.TEXTS.get(response.status_code, ("Request failed", "error"))
+            replacement = error_response(response.status_code, message, code)
+            if response.has_header("Allow"):
+                replacement["Allow"] = response["Allow"]
+            return replacement
+        return response
 
     def process_exception(self, request, exception):
         if not request.path.startswith("/api/"):

@@ -21,3 +21,5 @@ class DecimalJSONParser(JSONParser):
             return json.loads(raw, parse_float=Decimal, parse_constant=_reject_constant)
         except (ValueError, UnicodeDecodeError) as exc:
             raise ParseError(f"Malformed JSON body: {exc}")
+        except RecursionError:
+            raise ParseError("Malformed JSON body: nested too deeply")

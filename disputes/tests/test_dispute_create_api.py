@@ -104,6 +104,24 @@ def test_the_type_comes_from_the_content_not_the_claim_or_the_name(shop, order):
     assert response.json()["dispute_files"][0].endswith(".png")
 
 
+@pytest.mark.parametrize(
+    ("make", "claim"),
+    [(f.png, "application/pdf"), (f.png, "video/mp4"), (f.pdf, "image/png"), (f.mp4, "image/jpeg")],
+)
+def test_allowed_content_contradicting_its_allowed_claim_is_415(shop, order, make, claim):
+    upload = make()
+    upload.content_type = claim
+    response = create(shop, order["id"], evidence=[f.jpeg(), upload])
+    assert_error(response, 415, "unsupported_file_type")
+    assert_nothing_stored()
+
+
+def test_an_image_labelled_as_another_image_type_is_accepted(shop, order):
+    upload = f.jpeg("photo.png")
+    upload.content_type = "image/png"
+    assert create(shop, order["id"], evidence=[upload]).status_code == 201
+
+
 def test_dispute_without_files_is_201(shop, order):
     response = create(shop, order["id"])
     assert response.status_code == 201

@@ -65,4 +65,6 @@ def test_method_type_filter_takes_several_values(shop, demo):
 
 @pytest.mark.parametrize("params", [{"active": "maybe"}, {"method_type": "Crypto"}])
 def test_bad_filters_are_400(shop, demo, params):
-    assert shop.get(URL, params).status_code == 400
+    response = shop.get(URL, params)
+    assert response.status_code == 400
+    assert list(response.json()["errors"]) == list(params)

@@ -79,12 +79,21 @@ def test_no_payment_method_is_400_with_exact_message(shop, demo):
     assert response.status_code == 400
     assert response.json()["message"] == "Payment method ID or method type is required"
     assert response.json()["success"] is False
+    assert "payment_method_id" in response.json()["errors"]
 
 
 def test_sell_without_customer_account_is_400_with_exact_message(shop, demo):
     body = sell_body(demo)
     del body["customer_account"]
     response = shop.post(URL, body)
+    assert response.status_code == 400
+    assert response.json()["message"] == "Customer account is required"
+    assert "customer_account" in response.json()["errors"]
+
+
+@pytest.mark.parametrize("account", ["", "   "])
+def test_sell_with_blank_customer_account_gets_the_required_message(shop, demo, account):
+    response = shop.post(URL, sell_body(demo, account=account))
     assert response.status_code == 400
     assert response.json()["message"] == "Customer account is required"
 
@@ -248,6 +257,22 @@ def test_malformed_customer_account_is_400(shop, demo, method, account):
     assert "customer_account" in response.json()["message"]
 
 
+@pytest.mark.parametrize(
+    ("method", "account"),
+    [
+        ("Bank card", "\uff12\uff12\uff10\uff10" + "\uff10" * 9 + "\uff16\uff16\uff15"),
+        ("Bank card", "\u0662\u0662\u0660\u0660" + "\u0660" * 9 + "\u0666\u0666\u0665"),
+        ("Sberbank SBP", "+7\u0669\u0669\u0669\u0660\u0660\u0660\u0666\u0666\u0666\u0666"),
+    ],
+)
+def test_digits_of_other_scripts_are_not_an_account(shop, demo, method, account):
+    """Fullwidth and Arabic-Indic spellings of the blacklisted card and phone."""
+    response = shop.post(URL, sell_body(demo, method=method, amount=2000, account=account))
+    assert response.status_code == 400
+    assert "customer_account" in response.json()["errors"]
+    assert Order.objects.count() == 0
+
+
 def test_customer_account_on_buy_is_400(shop, demo):
     response = shop.post(URL, buy_body(demo, customer_account="+79991234567"))
     assert response.status_code == 400
@@ -259,6 +284,7 @@ def test_aggregate_sbp_on_sell_is_400(shop, demo):
     body["method_type"] = "SBP"
     response = shop.post(URL, body)
     assert response.status_code == 400
+    assert response.json()["errors"]
 
 
 def test_sell_on_method_without_sell_range_is_409(shop, demo):
@@ -276,7 +302,8 @@ def test_nspk_code_without_method_type_is_400(shop, demo):
 
 @pytest.mark.parametrize(
     "amount",
-    [0, -5, "0.00", "10.001", "abc", "NaN", "Infinity", True, None, "", [1], {"a": 1}, "1e400"],
+    [0, -5, "0.00", "10.001", "abc", "NaN", "Infinity", True, None, "", [1], {"a": 1}, "1e400"]
+    + ["1_000", "1e3", "\uff11\uff10\uff10\uff10", "\u0661\u0660\u0660\u0660", "0x10"],
 )
 def test_bad_amount_is_400(shop, demo, amount):
     response = shop.post(URL, buy_body(demo, amount=amount))
@@ -339,6 +366,17 @@ def test_malformed_json_is_400_json(shop, demo):
     response = shop.post(URL, raw="{not json")
     assert response.status_code == 400
     assert response.json()["success"] is False
+
+
+@pytest.mark.parametrize("depth", [1000, 100000])
+def test_deeply_nested_json_is_400_not_500(shop, demo, depth):
+    for raw in [
+        "[" * depth + "]" * depth,
+        '{"client_order_id": ' + "[" * depth + "]" * depth + "}",
+    ]:
+        response = shop.post(URL, raw=raw)
+        assert response.status_code == 400
+        assert response.json()["code"] == "malformed_request"
 
 
 def test_body_that_is_not_an_object_is_400(shop, demo):

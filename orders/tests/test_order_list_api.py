@@ -67,6 +67,12 @@ def test_bad_list_parameters_are_400(shop, demo, params):
     assert response.json()["success"] is False
 
 
+def test_end_date_in_the_first_day_of_the_calendar_is_an_empty_page(shop, demo):
+    response = shop.get(URL, {"end_date": "0001-01-01T23:59:59Z"})
+    assert response.status_code == 200
+    assert response.json()["orders"]["items"] == []
+
+
 def test_size_100_is_allowed(shop, demo):
     assert shop.get(URL, {"size": 100}).status_code == 200
 

@@ -1,4 +1,5 @@
 import pytest
+from django.test import Client
 
 from conftest import ApiClient
 
@@ -89,3 +90,41 @@ def test_rate_limit_setting_forms(rate, expected):
     from paymentsvc.throttling import parse_rate
 
     assert parse_rate(rate) == expected
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
+@pytest.mark.parametrize("path", ["/api/v1/nothing/here", "/api/", "/api/v1/order/x/cancel/x"])
+def test_unknown_route_is_json_404_for_every_method_with_csrf_checks_on(demo, method, path):
+    """Browsers' CSRF rules do not apply to key-authenticated API calls; a client that
+    enforces them (as real requests meet them) must still get the JSON 404."""
+    http = Client(enforce_csrf_checks=True)
+    response = getattr(http, method.lower())(
+        path, "{}", content_type="application/json", headers={"X-API-Key": "demo-shop-key"}
+    )
+    assert response.status_code == 404
+    assert response.json() == {"success": False, "message": "Not found", "code": "not_found"}
+
+
+def test_route_without_trailing_slash_takes_a_post_with_csrf_checks_on(demo):
+    http = Client(enforce_csrf_checks=True)
+    response = http.post(
+        "/api/v1/order/00000000-0000-0000-0000-000000000000/cancel/",
+        "{}",
+        content_type="application/json",
+        headers={"X-API-Key": "demo-shop-key"},
+    )
+    assert response.status_code == 404
+    assert response.json()["code"] == "order_not_found"
+
+
+@pytest.mark.parametrize("path", ["/api/schema/", "/api/docs/"])
+def test_wrong_method_on_the_docs_is_json_405(client, db, path):
+    response = client.post(path)
+    assert response.status_code == 405
+    assert response.json()["code"] == "method_not_allowed"
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/readyz"])
+def test_probes_answer_other_methods_with_405(db, path):
+    response = Client(enforce_csrf_checks=True).post(path)
+    assert response.status_code == 405
