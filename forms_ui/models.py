@@ -59,6 +59,8 @@ class FormSession(models.Model):
     requisites_request_expires_at = models.DateTimeField(null=True, blank=True)
     payment_confirmation_starts_at = models.DateTimeField(null=True, blank=True)
     payment_confirmation_expires_at = models.DateTimeField(null=True, blank=True)
+    # When the payer first saw the success screen: its countdown runs from there.
+    success_shown_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField()
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

@@ -78,9 +78,12 @@ def canonical_button(value: str | None) -> str | None:
     )
 
 
-def methods_offered(*, terminal: Terminal) -> list[PaymentMethod]:
-    """What the payer may pick on the form: enabled, active, with a Buy range."""
-    buy_methods = FeeRange.objects.filter(side=Side.BUY).values("method_id")
+def methods_offered(*, terminal: Terminal, amount: Decimal) -> list[PaymentMethod]:
+    """What the payer may pick on the form: enabled, active, with a Buy range that
+    takes the amount."""
+    buy_methods = FeeRange.objects.filter(
+        side=Side.BUY, min_amount__lte=amount, max_amount__gte=amount
+    ).values("method_id")
     return list(
         PaymentMethod.objects.filter(
             terminals__terminal=terminal,
@@ -107,6 +110,21 @@ def _check_antifraud(*, terminal: Terminal, user_id: str | None) -> None:
         terminal
     ):
         raise TooManyRequests(orders.ANTIFRAUD_MESSAGE, code="antifraud_pending_limit")
+
+
+def _check_amount_within_limits(
+    *, terminal: Terminal, method: PaymentMethod | None, amount: Decimal
+) -> None:
+    """The H2H rule for the amount: 409 when the preselected method cannot take it, or,
+    with no method preselected, when no method on offer can."""
+    if method is not None:
+        ranges = list(FeeRange.objects.filter(method=method, side=Side.BUY))
+        orders.fee_range_for(ranges=ranges, side=Side.BUY, amount=amount)
+    elif not methods_offered(terminal=terminal, amount=amount):
+        raise Conflict(
+            f"{orders.LIMITS_MESSAGE}: no payment method takes this amount",
+            code="amount_out_of_limits",
+        )
 
 
 def session_create(
@@ -147,6 +165,7 @@ def session_create(
                 f"Unknown customer_bank; allowed: {', '.join(sorted(orders.CUSTOMER_BANKS))}",
                 errors={"order_data.customer_bank": ["Unknown bank"]},
             )
+    _check_amount_within_limits(terminal=terminal, method=method, amount=amount)
     _check_antifraud(terminal=terminal, user_id=user_id)
 
     now = timezone.now()
@@ -169,8 +188,9 @@ def session_create(
         state=SessionState.METHOD_SELECTION if method is None else SessionState.REQUISITES_SEARCH,
         expires_at=now + timedelta(seconds=settings.FORM_SESSION_TTL_SECONDS),
     )
-    if method is not None:
-        _open_search_window(session, now)
+    # Without a method the window is the one the payer would have if they chose at
+    # once; choosing opens it again from that moment.
+    _open_search_window(session, now)
     session.save(force_insert=True)
     if method is not None:
         session = session_search(session_id=session.pk)
@@ -194,7 +214,9 @@ def session_choose_method(*, session_id: str, method_id) -> FormSession:
         session = _sync_locked(session)
         if session.state != SessionState.METHOD_SELECTION:
             raise SessionStateError(f"The session is {session.state}")
-        offered = {str(m.pk): m for m in methods_offered(terminal=session.terminal)}
+        offered = {
+            str(m.pk): m for m in methods_offered(terminal=session.terminal, amount=session.amount)
+        }
         method = offered.get(str(method_id))
         if method is None:
             raise InvalidRequest("This payment method is not available", code="method_not_offered")
@@ -300,6 +322,20 @@ def session_for_order(*, order, options: dict) -> str:
         expires_at=order.expires_at,
     )
     return form_url(session)
+
+
+def session_success_shown(*, session: FormSession):
+    """The moment the payer first saw the success screen, recorded now if this is it."""
+    if session.success_shown_at is None:
+        now = timezone.now()
+        # Two tabs may render it at once: the first write wins, the other reads it.
+        FormSession.objects.filter(pk=session.pk, success_shown_at__isnull=True).update(
+            success_shown_at=now
+        )
+        session.success_shown_at = FormSession.objects.values_list(
+            "success_shown_at", flat=True
+        ).get(pk=session.pk)
+    return session.success_shown_at
 
 
 def form_url(session: FormSession) -> str:

@@ -1,10 +1,14 @@
 """The payer's pages. Server-rendered and complete without JavaScript; the script
 only adds countdowns, copy buttons and status polling."""
 
+import math
+
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import urlencode
+from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.http import require_GET, require_POST
 
 from paymentsvc.errors import ServiceError
@@ -32,8 +36,16 @@ def _missing(request):
     return render(request, "forms_ui/missing.html", {"t": TEXTS[lang], "lang": lang}, status=404)
 
 
-def _page_url(session: FormSession, lang: str) -> str:
-    return reverse("form-page") + "?" + urlencode({"session_id": session.pk, "lang": lang})
+def _page_url(session_id: str, lang: str) -> str:
+    return reverse("form-page") + "?" + urlencode({"session_id": session_id, "lang": lang})
+
+
+def _countdown(session: FormSession) -> int:
+    """Seconds left before the redirect; the countdown starts when the success screen
+    is first shown, so a reload carries on where it was."""
+    shown_at = services.session_success_shown(session=session)
+    elapsed = (timezone.now() - shown_at).total_seconds()
+    return max(0, math.ceil(SUCCESS_COUNTDOWN_SECONDS - elapsed))
 
 
 @require_GET
@@ -54,12 +66,12 @@ def form_page(request):
         "method": method,
         "banks": payer_banks(session=session, order=order, lang=lang) if order else [],
         "amount": order.amount if order else session.amount,
-        "methods": services.methods_offered(terminal=session.terminal)
+        "methods": services.methods_offered(terminal=session.terminal, amount=session.amount)
         if session.state == SessionState.METHOD_SELECTION
         else [],
         "show_return": bool(session.return_url) and session.state not in CLOSED_STATES,
         "failure": session.state in FAILURE_STATES,
-        "countdown": SUCCESS_COUNTDOWN_SECONDS,
+        "countdown": _countdown(session) if session.state == SessionState.COMPLETED else None,
         "poll": session.state not in CLOSED_STATES,
     }
     return render(request, "forms_ui/session.html", context)
@@ -90,7 +102,7 @@ def _post_action(request, action):
         action(session)
     except ServiceError:
         pass  # the page shows the state the session is in, which explains itself
-    return redirect(_page_url(session, lang))
+    return redirect(_page_url(session.pk, lang))
 
 
 @require_POST
@@ -104,3 +116,17 @@ def form_choose(request):
 @require_POST
 def form_paid(request):
     return _post_action(request, lambda s: services.session_mark_paid(session_id=s.pk))
+
+
+def csrf_failure(request, reason=""):
+    """A form post whose CSRF token is missing or stale (cookies cleared, a page left
+    open for days) gets the form's own page with a way back, not Django's."""
+    if not request.path.startswith(reverse("form-page")):
+        return django_csrf_failure(request, reason=reason)
+    lang = language_for(request)
+    session_id = request.POST.get("session_id", "")
+    page_url = None
+    if 0 < len(session_id) <= 64 and FormSession.objects.filter(pk=session_id).exists():
+        page_url = _page_url(session_id, lang)
+    context = {"t": TEXTS[lang], "lang": lang, "page_url": page_url}
+    return render(request, "forms_ui/stale.html", context, status=403)

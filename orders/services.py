@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from finance.models import FeeRange, MethodType, PaymentMethod, Side, Terminal, TerminalMethod
@@ -57,10 +58,9 @@ class OrderNotPending(Conflict):
 # --- Resolving the method and its fees ----------------------------------------------------
 
 
-def method_resolve(
-    *, terminal: Terminal, payment_method_id=None, method_type=None, nspk_code=None
-) -> PaymentMethod:
-    """Way 1 (payment_method_id) or way 2 (method_type [+ nspk_code]); 404 if it names nothing."""
+def _methods_named(*, terminal: Terminal, payment_method_id, method_type, nspk_code):
+    """The methods a request names, way 1 (payment_method_id) or way 2 (method_type
+    [+ nspk_code]), among those enabled on the terminal; the one meant comes first."""
     enabled = PaymentMethod.objects.filter(
         terminals__terminal=terminal,
         terminals__enabled=True,
@@ -69,23 +69,42 @@ def method_resolve(
     )
     if payment_method_id is not None:
         method_uuid = parse_uuid(payment_method_id)
-        method = enabled.filter(pk=method_uuid).first() if method_uuid else None
-    elif nspk_code is not None:
-        method = enabled.filter(
+        return enabled.filter(pk=method_uuid) if method_uuid else enabled.none()
+    if nspk_code is not None:
+        return enabled.filter(
             method_type=method_type, nspk_code=nspk_code, is_aggregate=False
-        ).first()
-    else:
-        by_type = enabled.filter(method_type=method_type, nspk_code__isnull=True).order_by(
-            "-is_aggregate", "name"
+        ).order_by("name")
+    return enabled.filter(method_type=method_type, nspk_code__isnull=True).order_by(
+        "-is_aggregate", "name"
+    )
+
+
+def method_resolve(
+    *, terminal: Terminal, side: str, payment_method_id=None, method_type=None, nspk_code=None
+) -> tuple[PaymentMethod, list[FeeRange]]:
+    """The method a request names and its fee ranges for `side`; 404 if it names
+    nothing. One query when the method has ranges for the side (every order that
+    goes on to be created), a second only to tell 404 from 'no such side'."""
+    named = _methods_named(
+        terminal=terminal,
+        payment_method_id=payment_method_id,
+        method_type=method_type,
+        nspk_code=nspk_code,
+    )
+    ranges = list(
+        FeeRange.objects.select_related("method").filter(
+            method__in=named.values("pk")[:1], side=side, currency=F("method__currency")
         )
-        method = by_type.first()
+    )
+    if ranges:
+        return ranges[0].method, ranges
+    method = named.first()
     if method is None:
         raise NotFound("Payment method not found", code="payment_method_not_found")
-    return method
+    return method, []
 
 
-def fee_range_for(*, method: PaymentMethod, side: str, amount: Decimal) -> FeeRange:
-    ranges = list(FeeRange.objects.filter(method=method, side=side, currency=method.currency))
+def fee_range_for(*, ranges: list[FeeRange], side: str, amount: Decimal) -> FeeRange:
     for fee_range in ranges:
         if fee_range.min_amount <= amount <= fee_range.max_amount:
             return fee_range
@@ -225,8 +244,9 @@ def order_create(
                 f"Unknown customer_bank; allowed: {', '.join(sorted(CUSTOMER_BANKS))}",
                 errors={"customer_bank": [f"Allowed: {', '.join(sorted(CUSTOMER_BANKS))}"]},
             )
-    method = method_resolve(
+    method, ranges = method_resolve(
         terminal=terminal,
+        side=side,
         payment_method_id=payment_method_id,
         method_type=method_type,
         nspk_code=nspk_code,
@@ -237,7 +257,7 @@ def order_create(
             code="aggregate_method_buy_only",
             errors={"payment_method_id": ["The aggregate method works only for Buy orders"]},
         )
-    fee_range = fee_range_for(method=method, side=side, amount=amount)
+    fee_range = fee_range_for(ranges=ranges, side=side, amount=amount)
     if side == Side.SELL:
         customer_account = normalize_account(customer_account, method.method_type)
         if account_is_blacklisted(customer_account):
@@ -249,10 +269,55 @@ def order_create(
         for a in matching.candidate_amounts(amount, unique_amount)
         if fee_range.min_amount <= a <= fee_range.max_amount
     ]
-    # Free the slots held by Pending orders that are already past their expiry.
-    for order_id in matching.overdue_holders(methods=methods, amounts=amounts):
-        order_expire(order_id=order_id)
+    place = dict(
+        terminal=terminal,
+        client_order_id=client_order_id,
+        side=side,
+        amount=amount,
+        method=method,
+        fee_range=fee_range,
+        methods=methods,
+        amounts=amounts,
+        customer_name=customer_name,
+        customer_account=customer_account,
+        customer_bank=customer_bank,
+        user_id=user_id,
+        webhook_url=webhook_url,
+        form_options=form_options,
+    )
+    try:
+        return _order_place(**place)
+    except NoAvailableTraders:
+        # A Pending order past its expiry holds its (requisite, amount) until the
+        # sweep expires it. Rather than look for such orders on every creation, free
+        # them when they may be what stood in the way, and match once more.
+        overdue = matching.overdue_holders(methods=methods, amounts=amounts)
+        if not overdue:
+            raise
+        for overdue_id in overdue:
+            order_expire(order_id=overdue_id)
+        return _order_place(**place)
 
+
+def _order_place(
+    *,
+    terminal: Terminal,
+    client_order_id: str,
+    side: str,
+    amount: Decimal,
+    method: PaymentMethod,
+    fee_range: FeeRange,
+    methods: list[PaymentMethod],
+    amounts: list[Decimal],
+    customer_name: str | None,
+    customer_account: str | None,
+    customer_bank: str | None,
+    user_id: str | None,
+    webhook_url: str | None,
+    form_options: dict | None,
+) -> Order:
+    """One try at creating the order, in one transaction: the anti-fraud cap, a Sell's
+    reserve, the first free (requisite, amount), the order and its event."""
     ttl = settings.ORDER_TTL_BUY_SECONDS if side == Side.BUY else settings.ORDER_TTL_SELL_SECONDS
     with transaction.atomic():
         if user_id is not None:

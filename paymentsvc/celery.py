@@ -2,7 +2,10 @@ import os
 
 from celery import Celery
 
+from . import broker
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paymentsvc.settings")
+broker.install()
 
 app = Celery("paymentsvc")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -70,6 +70,23 @@ def test_unknown_button_is_400(shop, demo):
     assert shop.post(URL, body(button_name="MirPay")).status_code == 400
 
 
+@pytest.mark.parametrize(("button", "amount"), [("SberPay", "99.99"), ("TPay", "300000.01")])
+def test_amount_the_preselected_method_cannot_take_is_409(shop, demo, button, amount):
+    response = shop.post(URL, body(button_name=button, amount=amount))
+    assert response.status_code == 409
+    assert response.json()["message"].startswith(
+        "Expectation Failed. Amount for the chosen payment method doesn't meet limits"
+    )
+    assert FormSession.objects.count() == 0 and Order.objects.count() == 0
+
+
+def test_amount_no_method_can_take_is_409(shop, demo):
+    response = shop.post(URL, body(amount="99"))
+    assert response.status_code == 409
+    assert response.json()["code"] == "amount_out_of_limits"
+    assert FormSession.objects.count() == 0
+
+
 def test_form_not_activated_is_409(closed_shop, demo):
     response = closed_shop.post(URL, body())
     assert response.status_code == 409

@@ -97,4 +97,6 @@ def test_a_session_awaiting_a_choice_has_no_method_or_order(shop, demo):
     item = shop.get(URL).json()["items"][0]
     assert item["state"] == "method_selection" and item["selection"] is True
     assert item["order_id"] is None and item["search_count"] == 0
-    assert item["requisites_request_starts_at"] is None
+    # The search window is always stated: here the one a choice made now would get.
+    assert item["requisites_request_starts_at"].endswith("Z")
+    assert item["requisites_request_expires_at"] > item["requisites_request_starts_at"]

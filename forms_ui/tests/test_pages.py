@@ -1,6 +1,7 @@
 """The payer's pages through the Django test client (the browser tests drive the rest)."""
 
 import re
+from datetime import timedelta
 
 import pytest
 
@@ -29,6 +30,18 @@ def test_method_page_lists_methods_with_hooks(shop, client, demo):
     assert f'data-method-id="{demo.method_id("Sberbank SBP")}"' in html
     assert "Legacy card" not in html
     assert 'lang="ru"' in html
+
+
+def test_only_methods_that_take_the_amount_are_offered(shop, client, demo):
+    session = create(shop, amount="300")  # Bank card starts at 500
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert html.count('data-testid="method-option"') == 6
+    assert f'data-method-id="{demo.method_id("Bank card")}"' not in html
+    response = client.post(
+        "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("Bank card")}
+    )
+    session.refresh_from_db()
+    assert response.status_code == 302 and session.state == "method_selection"
 
 
 def test_choosing_a_method_finds_requisites(shop, client, demo):
@@ -99,6 +112,29 @@ def test_success_without_redirect_url_counts_down_without_redirecting(shop, clie
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
     assert 'data-testid="success-screen"' in html and 'data-testid="countdown"' in html
     assert "data-redirect-url" not in html and 'http-equiv="refresh"' not in html
+
+
+def test_a_reload_of_the_success_screen_carries_the_countdown_on(shop, client):
+    urls = {"redirect_url": "https://shop.example/ok"}
+    session = create(shop, urls, button_name="SberPay")
+    trader_for({"id": str(session.order_id)}).post(
+        f"/api/v1/trader/orders/{session.order_id}/confirm"
+    )
+    first = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert 'data-testid="countdown" data-redirect-url="https://shop.example/ok">5<' in first
+    session.refresh_from_db()
+    shown_at = session.success_shown_at
+    FormSession.objects.filter(pk=session.pk).update(
+        success_shown_at=shown_at - timedelta(seconds=3.5)
+    )
+    again = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert 'data-redirect-url="https://shop.example/ok">2<' in again
+    assert 'content="2;url=https://shop.example/ok"' in again
+    FormSession.objects.filter(pk=session.pk).update(
+        success_shown_at=shown_at - timedelta(seconds=60)
+    )
+    late = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert 'content="0;url=https://shop.example/ok"' in late
 
 
 def bank_names(html: str) -> list[str]:
@@ -202,6 +238,20 @@ def test_posts_are_csrf_protected(shop, demo):
     assert response.status_code == 403
     session.refresh_from_db()
     assert session.state == "method_selection"
+
+
+@pytest.mark.parametrize(("lang", "title"), [("ru", "Страница устарела"), ("en", "out of date")])
+def test_a_post_without_its_csrf_token_gets_the_forms_own_page(shop, demo, lang, title):
+    from django.test import Client
+
+    session = create(shop)
+    response = Client(enforce_csrf_checks=True).post(
+        f"/form/paid?lang={lang}", {"session_id": session.pk}
+    )
+    assert response.status_code == 403
+    html = response.content.decode()
+    assert title in html
+    assert f'href="/form/?session_id={session.pk}' in html
 
 
 def test_status_endpoint(shop, client):

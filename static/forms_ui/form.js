@@ -20,7 +20,8 @@
   function successCountdown() {
     var el = document.querySelector('[data-testid="countdown"]');
     if (!el) return;
-    var left = parseInt(el.textContent, 10) || 5;
+    var left = parseInt(el.textContent, 10);
+    if (isNaN(left)) left = 5;
     var target = el.getAttribute("data-redirect-url");
     var timer = setInterval(function () {
       left -= 1;
