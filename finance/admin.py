@@ -8,6 +8,7 @@ from django.utils.html import format_html
 
 from paymentsvc.admin_keys import KeyInline
 from paymentsvc.errors import ServiceError
+from paymentsvc.formats import http_url_problem
 
 from . import services
 from .models import (
@@ -44,10 +45,54 @@ class ClientAdmin(admin.ModelAdmin):
     search_fields = ["name"]
 
 
+class TerminalMethodFormSet(forms.BaseInlineFormSet):
+    def clean(self):
+        """One method per button on a terminal, checked across the rows being saved
+        (the database constraint would otherwise surface as an error page)."""
+        super().clean()
+        seen = {}
+        for form in self.forms:
+            data = getattr(form, "cleaned_data", None) or {}
+            button = data.get("button_name")
+            if not button or data.get("DELETE"):
+                continue
+            if button in seen:
+                raise ValidationError(f"The {button} button is given to two methods.")
+            seen[button] = form
+
+
 class TerminalMethodInline(admin.TabularInline):
     model = TerminalMethod
+    formset = TerminalMethodFormSet
     extra = 0
     autocomplete_fields = ["method"]
+
+
+class TerminalForm(forms.ModelForm):
+    class Meta:
+        model = Terminal
+        fields = [
+            "client",
+            "name",
+            "currency",
+            "integration_type",
+            "form_activated",
+            "webhook_urls",
+            "antifraud_max_pending",
+            "is_active",
+        ]
+
+    def clean_webhook_urls(self):
+        urls = self.cleaned_data.get("webhook_urls")
+        if urls in (None, ""):
+            return []
+        if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
+            raise ValidationError('A JSON list of URLs, e.g. ["https://shop.example/hooks"].')
+        for url in urls:
+            problem = http_url_problem(url, max_length=512)
+            if problem:
+                raise ValidationError(f"{url}: {problem}")
+        return urls
 
 
 class ApiKeyInline(KeyInline):
@@ -67,7 +112,10 @@ class TerminalAdmin(admin.ModelAdmin):
     ]
     list_filter = ["integration_type", "form_activated", "is_active", "currency"]
     search_fields = ["name", "client__name", "id"]
-    readonly_fields = ["id", "created_at"]
+    form = TerminalForm
+    # The signing secret is never shown again: it is made on creation (or rotated by
+    # the action) and handed over once.
+    readonly_fields = ["id", "webhook_secret_hint", "created_at"]
     inlines = [TerminalMethodInline, ApiKeyInline]
     actions = ["generate_api_key", "rotate_webhook_secret"]
 
@@ -81,14 +129,21 @@ class TerminalAdmin(admin.ModelAdmin):
             '<a href="{}">{} available, {} frozen</a>', url, balance.available, balance.frozen
         )
 
+    @admin.display(description="webhook secret")
+    def webhook_secret_hint(self, obj):
+        if not obj or not obj.webhook_secret:
+            return "made when the terminal is saved, and shown once"
+        return f"{obj.webhook_secret[:10]}… (rotate to hand over a new one)"
+
     def save_model(self, request, obj, form, change):
         if change:
             super().save_model(request, obj, form, change)
             return
+        secret = services.new_webhook_secret()
         created = services.terminal_create(
             client=obj.client,
             name=obj.name,
-            webhook_secret=obj.webhook_secret,
+            webhook_secret=secret,
             currency=obj.currency,
             integration_type=obj.integration_type,
             form_activated=obj.form_activated,
@@ -98,8 +153,11 @@ class TerminalAdmin(admin.ModelAdmin):
         )
         obj.pk = created.pk
         obj._state.adding = False
+        messages.warning(
+            request, f"Webhook secret for {created.name}: {secret} — hand it to the merchant now."
+        )
 
-    @admin.action(description="Generate a new API key (shown once)")
+    @admin.action(description="Generate a new API key (shown once)", permissions=["change"])
     def generate_api_key(self, request, queryset):
         for terminal in queryset:
             _, raw = services.api_key_issue(
@@ -109,7 +167,9 @@ class TerminalAdmin(admin.ModelAdmin):
                 request, f"New key for {terminal.name}: {raw} — copy it now, it is not shown again."
             )
 
-    @admin.action(description="Rotate the webhook signing secret (shown once)")
+    @admin.action(
+        description="Rotate the webhook signing secret (shown once)", permissions=["change"]
+    )
     def rotate_webhook_secret(self, request, queryset):
         for terminal in queryset:
             secret = services.terminal_webhook_secret_rotate(terminal=terminal)
@@ -124,27 +184,86 @@ class ApiKeyAdmin(admin.ModelAdmin):
     list_display = ["key_prefix", "terminal", "name", "created_at", "last_used_at", "revoked_at"]
     list_filter = [("revoked_at", admin.EmptyFieldListFilter), "terminal"]
     search_fields = ["key_prefix", "name", "terminal__name"]
-    readonly_fields = ["key_prefix", "created_at", "last_used_at", "revoked_at"]
+    # A key stays with the terminal it was issued for.
+    readonly_fields = ["terminal", "key_prefix", "created_at", "last_used_at", "revoked_at"]
     fields = ["terminal", "name", "key_prefix", "created_at", "last_used_at", "revoked_at"]
     actions = ["revoke"]
 
     def has_add_permission(self, request):
         return False  # keys are generated from the terminal page, never typed in
 
-    @admin.action(description="Revoke selected keys")
+    @admin.action(description="Revoke selected keys", permissions=["change"])
     def revoke(self, request, queryset):
         for key in queryset:
             services.api_key_revoke(key=key)
         messages.success(request, f"Revoked {queryset.count()} key(s).")
 
 
+class FeeRangeFormSet(forms.BaseInlineFormSet):
+    def clean(self):
+        """A rate is a percentage of the amount; two ranges of one side must not
+        overlap, or which one applies would depend on the order rows come in."""
+        super().clean()
+        kept = []
+        for form in self.forms:
+            data = getattr(form, "cleaned_data", None) or {}
+            if not data or data.get("DELETE"):
+                continue
+            if data.get("fee") is not None and data["fee"] > 100:
+                raise ValidationError("A fee is a percentage: at most 100.")
+            low, high = data.get("min_amount"), data.get("max_amount")
+            if low is not None and high is not None and low > high:
+                raise ValidationError(f"Range {low}-{high}: the minimum is above the maximum.")
+            kept.append(data)
+        for i, a in enumerate(kept):
+            for b in kept[i + 1 :]:
+                if (
+                    a.get("side") == b.get("side")
+                    and a.get("currency") == b.get("currency")
+                    and None not in (a.get("min_amount"), b.get("max_amount"))
+                    and None not in (b.get("min_amount"), a.get("max_amount"))
+                    and a["min_amount"] <= b["max_amount"]
+                    and b["min_amount"] <= a["max_amount"]
+                ):
+                    raise ValidationError(
+                        f"{a['side']} ranges {a['min_amount']}-{a['max_amount']} and "
+                        f"{b['min_amount']}-{b['max_amount']} overlap."
+                    )
+
+
 class FeeRangeInline(admin.TabularInline):
     model = FeeRange
+    formset = FeeRangeFormSet
     extra = 0
+
+
+class PaymentMethodForm(forms.ModelForm):
+    class Meta:
+        model = PaymentMethod
+        fields = [
+            "name",
+            "method_type",
+            "currency",
+            "nspk_code",
+            "is_aggregate",
+            "is_active",
+            "bank_slug",
+            "deeplink_template",
+            "hint_ru",
+            "hint_en",
+        ]
+
+    def clean_deeplink_template(self):
+        template = self.cleaned_data.get("deeplink_template") or ""
+        problem = services.deeplink_template_problem(template)
+        if problem:
+            raise ValidationError(problem)
+        return template
 
 
 @admin.register(PaymentMethod)
 class PaymentMethodAdmin(admin.ModelAdmin):
+    form = PaymentMethodForm
     list_display = ["name", "method_type", "nspk_code", "is_aggregate", "is_active", "currency"]
     list_filter = ["method_type", "is_active", "is_aggregate", "currency"]
     search_fields = ["name", "nspk_code", "id"]

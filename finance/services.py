@@ -4,8 +4,10 @@ locks the balance row first and writes a ledger row where money is posted."""
 import base64
 import re
 import secrets
+import string
 from dataclasses import dataclass
 from decimal import Decimal
+from urllib.parse import quote
 
 from django.db import transaction
 from django.db.models import Sum
@@ -19,6 +21,7 @@ from .models import (
     Balance,
     BlacklistedAccount,
     MethodType,
+    PaymentMethod,
     Reserve,
     ReserveState,
     Terminal,
@@ -161,6 +164,42 @@ def balance_adjust(*, terminal_id, amount: Decimal, description: str, actor: str
             terminal_id=terminal_id, amount=-amount, description=description, actor=actor
         )
     raise InvalidRequest("Amount must not be zero")
+
+
+# --- Payment methods -------------------------------------------------------------------
+
+DEEPLINK_FIELDS = ("account", "amount", "order_id")
+
+
+def deeplink_template_problem(template: str) -> str | None:
+    """Why a deeplink template would not render, or None. Only the plain fields
+    {account}, {amount} and {order_id} may appear: no attributes, indexes or formats."""
+    try:
+        fields = [
+            (name, spec, conversion)
+            for _, name, spec, conversion in string.Formatter().parse(template)
+            if name is not None
+        ]
+    except ValueError as exc:
+        return f"Unbalanced braces: {exc}"
+    for name, spec, conversion in fields:
+        if name not in DEEPLINK_FIELDS or spec or conversion:
+            return (
+                f"Unknown field {{{name}}}: use {', '.join('{' + f + '}' for f in DEEPLINK_FIELDS)}"
+            )
+    return None
+
+
+def method_deeplink(
+    method: PaymentMethod, *, account: str, amount: Decimal, order_id
+) -> str | None:
+    """The bank app link for paying `amount` to `account`, or None without a template."""
+    template = method.deeplink_template
+    if not template or deeplink_template_problem(template):
+        return None
+    return template.format(
+        account=quote(account, safe=""), amount=f"{amount:.2f}", order_id=order_id
+    )
 
 
 # --- Terminals and keys ---------------------------------------------------------------

@@ -2,9 +2,9 @@
 
 import logging
 from dataclasses import dataclass
-from urllib.parse import quote
 
 from finance.models import PaymentMethod
+from finance.services import method_deeplink
 from orders.models import Order
 
 from .models import FormSession
@@ -17,20 +17,6 @@ class PayerBank:
     name: str
     hint: str
     link: str | None
-
-
-def _deeplink(method: PaymentMethod, order: Order) -> str | None:
-    if not method.deeplink_template:
-        return None
-    try:
-        return method.deeplink_template.format(
-            account=quote(order.holder_account, safe=""),
-            amount=f"{order.amount:.2f}",
-            order_id=order.pk,
-        )
-    except (KeyError, IndexError, ValueError):
-        logger.warning("Bad deeplink template on method %s", method.pk)
-        return None
 
 
 def _banks_of_type(*, order: Order, **filters) -> list[PaymentMethod]:
@@ -67,7 +53,9 @@ def payer_banks(*, session: FormSession, order: Order, lang: str) -> list[PayerB
     banks = []
     for method in methods:
         hint = method.hint_en if lang == "en" else method.hint_ru
-        link = _deeplink(method, order)
+        link = method_deeplink(
+            method, account=order.holder_account, amount=order.amount, order_id=order.pk
+        )
         if hint or link:
             banks.append(PayerBank(name=method.name, hint=hint, link=link))
     return banks

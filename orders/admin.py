@@ -1,5 +1,8 @@
+from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 
+from finance.services import normalize_account
 from paymentsvc.admin_keys import KeyInline
 from paymentsvc.errors import ServiceError
 
@@ -11,8 +14,36 @@ class TraderApiKeyInline(KeyInline):
     model = TraderApiKey
 
 
+class RequisiteForm(forms.ModelForm):
+    """A payer is told to send money to this account: it must be one for the method."""
+
+    class Meta:
+        model = Requisite
+        fields = ["trader", "method", "holder_name", "account", "is_active", "daily_limit"]
+        fields += ["max_pending"]
+
+    def clean_daily_limit(self):
+        limit = self.cleaned_data.get("daily_limit")
+        if limit is not None and limit < 0:
+            raise ValidationError("A daily limit cannot be negative.")
+        return limit
+
+    def clean(self):
+        data = super().clean()
+        method, account = data.get("method"), data.get("account")
+        if method is not None and method.is_aggregate:
+            self.add_error("method", "Pick the bank's own method: the aggregate one has none.")
+        elif method is not None and account:
+            try:
+                data["account"] = normalize_account(account, method.method_type)
+            except ServiceError as exc:
+                self.add_error("account", exc.message)
+        return data
+
+
 class RequisiteInline(admin.TabularInline):
     model = Requisite
+    form = RequisiteForm
     extra = 0
     fields = ["method", "holder_name", "account", "is_active", "daily_limit", "max_pending"]
 
@@ -25,7 +56,7 @@ class TraderAdmin(admin.ModelAdmin):
     inlines = [RequisiteInline, TraderApiKeyInline]
     actions = ["generate_api_key", "revoke_api_keys"]
 
-    @admin.action(description="Generate a new trader API key (shown once)")
+    @admin.action(description="Generate a new trader API key (shown once)", permissions=["change"])
     def generate_api_key(self, request, queryset):
         for trader in queryset:
             _, raw = services.trader_key_issue(
@@ -35,7 +66,7 @@ class TraderAdmin(admin.ModelAdmin):
                 request, f"New key for {trader.name}: {raw} — copy it now, it is not shown again."
             )
 
-    @admin.action(description="Revoke all API keys of the selected traders")
+    @admin.action(description="Revoke all API keys of the selected traders", permissions=["change"])
     def revoke_api_keys(self, request, queryset):
         from django.utils import timezone
 
@@ -47,6 +78,7 @@ class TraderAdmin(admin.ModelAdmin):
 
 @admin.register(Requisite)
 class RequisiteAdmin(admin.ModelAdmin):
+    form = RequisiteForm
     list_display = ["account", "holder_name", "method", "trader", "is_active", "daily_limit"]
     list_filter = ["is_active", "method", "trader"]
     search_fields = ["account", "holder_name", "trader__name"]
@@ -93,10 +125,10 @@ class OrderAdmin(admin.ModelAdmin):
                 messages.error(request, f"{order.pk}: {exc.message}")
         messages.success(request, f"{verb} {done} order(s).")
 
-    @admin.action(description="Confirm (complete) selected Pending orders")
+    @admin.action(description="Confirm (complete) selected Pending orders", permissions=["change"])
     def confirm_orders(self, request, queryset):
         self._apply(request, queryset, services.order_confirm, "Completed")
 
-    @admin.action(description="Cancel selected Pending orders")
+    @admin.action(description="Cancel selected Pending orders", permissions=["change"])
     def cancel_orders(self, request, queryset):
         self._apply(request, queryset, services.order_cancel, "Cancelled")

@@ -1,7 +1,6 @@
 import re
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from urllib.parse import urlsplit
 
 from django.db.models import Q
 from django.utils import timezone
@@ -20,7 +19,7 @@ from paymentsvc.api import (
     parse_query,
 )
 from paymentsvc.errors import InvalidRequest, NotFound
-from paymentsvc.formats import parse_uuid
+from paymentsvc.formats import http_url_problem, parse_uuid
 from paymentsvc.idempotency import idempotent
 from paymentsvc.schema import page_schema
 
@@ -32,22 +31,9 @@ from .render import render_order, render_orders
 
 
 def validate_http_url(value: str, *, max_length: int) -> str:
-    if len(value) > max_length:
-        raise serializers.ValidationError(f"Must be at most {max_length} characters")
-    try:
-        parts = urlsplit(value)
-    except ValueError:
-        raise serializers.ValidationError("Must be a valid http(s) URL")
-    if (
-        parts.scheme not in ("http", "https")
-        or not parts.hostname
-        or any(c.isspace() for c in value)
-    ):
-        raise serializers.ValidationError("Must be a valid http(s) URL")
-    try:
-        parts.port  # noqa: B018 - raises on a malformed port
-    except ValueError:
-        raise serializers.ValidationError("Must be a valid http(s) URL")
+    problem = http_url_problem(value, max_length=max_length)
+    if problem:
+        raise serializers.ValidationError(problem)
     return value
 
 

@@ -9,7 +9,6 @@ import logging
 import uuid
 from datetime import timedelta
 from decimal import Decimal
-from urllib.parse import quote
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -24,6 +23,7 @@ from finance.services import (
     balance_post,
     balance_reserve,
     balance_void,
+    method_deeplink,
     normalize_account,
 )
 from paymentsvc.db import advisory_xact_lock
@@ -130,18 +130,6 @@ def pending_count_for_user(*, terminal: Terminal, user_id: str) -> int:
         status=OrderStatus.PENDING,
         expires_at__gt=timezone.now(),
     ).count()
-
-
-def _payment_link(method: PaymentMethod, *, account: str, amount: Decimal, order_id) -> str | None:
-    if not method.deeplink_template:
-        return None
-    try:
-        return method.deeplink_template.format(
-            account=quote(account, safe=""), amount=f"{amount:.2f}", order_id=order_id
-        )
-    except (KeyError, IndexError, ValueError):
-        logger.warning("Bad deeplink template on method %s", method.pk)
-        return None
 
 
 def _record(order: Order, event_type: str) -> None:
@@ -365,7 +353,7 @@ def _order_place(
                 user_id=user_id,
                 webhook_url=webhook_url,
                 payment_link=(
-                    _payment_link(
+                    method_deeplink(
                         requisite.method,
                         account=requisite.account,
                         amount=chosen,

@@ -1,5 +1,6 @@
 import uuid
 from datetime import UTC, datetime
+from urllib.parse import urlsplit
 
 
 def iso_utc(value: datetime | None) -> str | None:
@@ -15,3 +16,21 @@ def parse_uuid(value) -> uuid.UUID | None:
         return uuid.UUID(str(value))
     except (ValueError, AttributeError, TypeError):
         return None
+
+
+def http_url_problem(value: str, *, max_length: int) -> str | None:
+    """Why `value` is not an http(s) URL of at most `max_length` characters, or None."""
+    if len(value) > max_length:
+        return f"Must be at most {max_length} characters"
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - raises on a malformed port
+    except ValueError:
+        return "Must be a valid http(s) URL"
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or any(c.isspace() for c in value)
+    ):
+        return "Must be a valid http(s) URL"
+    return None

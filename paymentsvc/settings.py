@@ -269,6 +269,9 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # --- Security (secure by default when DEBUG is off) --------------------------------------
 CSRF_FAILURE_VIEW = "forms_ui.views.csrf_failure"
+# Admin messages carry keys and secrets that are shown once: keep them on the server
+# (the session) rather than in a signed but readable cookie.
+MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"

@@ -117,7 +117,9 @@ class WebhookEventAdmin(admin.ModelAdmin):
         )
         return format_html("<table><tr>{}</tr>{}</table>", head, rows)
 
-    @admin.action(description="Resend every delivery of the selected events now")
+    @admin.action(
+        description="Resend every delivery of the selected events now", permissions=["change"]
+    )
     def resend(self, request, queryset):
         _resend(request, WebhookDelivery.objects.filter(event__in=queryset).order_by("pk"))
 
@@ -185,6 +187,6 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     def event_type(self, obj):
         return obj.event.type
 
-    @admin.action(description="Resend selected deliveries now")
+    @admin.action(description="Resend selected deliveries now", permissions=["change"])
     def resend(self, request, queryset):
         _resend(request, queryset.order_by("pk"))

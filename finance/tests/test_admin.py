@@ -1,5 +1,7 @@
 from decimal import Decimal
 
+import pytest
+
 from finance.models import ApiKey, Balance, Transaction
 from finance.services import ledger_check
 
@@ -91,3 +93,183 @@ def test_blacklist_entries_are_normalised(client, demo):
     from finance.models import BlacklistedAccount
 
     assert BlacklistedAccount.objects.filter(account="+79995554433").exists()
+
+
+# --- what operators may not do by mistake ------------------------------------------------
+
+
+def _inline_management(prefix: str, rows: list[dict], initial: int = 0) -> dict:
+    data = {
+        f"{prefix}-TOTAL_FORMS": str(len(rows)),
+        f"{prefix}-INITIAL_FORMS": str(initial),
+        f"{prefix}-MIN_NUM_FORMS": "0",
+        f"{prefix}-MAX_NUM_FORMS": "1000",
+    }
+    for i, row in enumerate(rows):
+        data.update({f"{prefix}-{i}-{k}": v for k, v in row.items()})
+    return data
+
+
+def _method_form(method, ranges: list[dict], **changes) -> dict:
+    data = {
+        "name": method.name,
+        "method_type": method.method_type,
+        "currency": method.currency,
+        "nspk_code": method.nspk_code or "",
+        "is_active": "on",
+        "bank_slug": method.bank_slug,
+        "deeplink_template": method.deeplink_template,
+        "hint_ru": method.hint_ru,
+        "hint_en": method.hint_en,
+        **changes,
+    }
+    data.update(_inline_management("ranges", ranges))
+    return data
+
+
+def test_view_only_staff_get_no_state_changing_actions(client, demo):
+    from django.contrib.auth.models import Permission, User
+
+    viewer = User.objects.create_user("viewer", password="a-long-viewer-password-1", is_staff=True)
+    viewer.user_permissions.set(
+        Permission.objects.filter(codename__in=["view_terminal", "view_apikey", "view_order"])
+    )
+    client.force_login(viewer)
+    for url in ["/admin/finance/terminal/", "/admin/finance/apikey/", "/admin/orders/order/"]:
+        page = client.get(url).content.decode()
+        for action in ["generate_api_key", "rotate_webhook_secret", "revoke", "cancel_orders"]:
+            assert f'value="{action}"' not in page, (url, action)
+    count = ApiKey.objects.count()
+    client.post(
+        "/admin/finance/terminal/",
+        {"action": "generate_api_key", "_selected_action": [str(demo.shop.pk)]},
+    )
+    assert ApiKey.objects.count() == count
+
+
+def test_a_key_cannot_be_moved_to_another_terminal(client, demo):
+    login(client)
+    key = ApiKey.objects.filter(terminal=demo.shop).first()
+    client.post(
+        f"/admin/finance/apikey/{key.pk}/change/",
+        {"terminal": str(demo.closed_shop.pk), "name": "moved"},
+    )
+    key.refresh_from_db()
+    assert key.terminal_id == demo.shop.pk
+
+
+def test_the_webhook_secret_is_not_on_the_terminal_page(client, demo):
+    login(client)
+    page = client.get(f"/admin/finance/terminal/{demo.shop.pk}/change/").content.decode()
+    assert demo.shop.webhook_secret not in page
+    assert 'name="webhook_secret"' not in page
+
+
+def test_secrets_shown_once_stay_out_of_cookies(client, demo):
+    login(client)
+    response = client.post(
+        "/admin/finance/terminal/",
+        {"action": "rotate_webhook_secret", "_selected_action": [str(demo.shop.pk)]},
+    )
+    assert "messages" not in response.cookies
+    demo.shop.refresh_from_db()
+    assert demo.shop.webhook_secret in client.get("/admin/finance/terminal/").content.decode()
+
+
+def test_webhook_urls_must_be_a_list_of_http_urls(client, demo):
+    from finance.models import Terminal
+
+    login(client)
+    base = {
+        "client": str(demo.shop.client_id),
+        "name": "Demo Shop",
+        "currency": "RUB",
+        "integration_type": "h2h",
+        "form_activated": "on",
+        "is_active": "on",
+        "antifraud_max_pending": "",
+        **_inline_management("methods", []),
+        **_inline_management("api_keys", []),
+    }
+    for bad in ['"http://127.0.0.1/x"', '["ftp://x"]', '{"a": 1}', "[1, 2]"]:
+        response = client.post(
+            f"/admin/finance/terminal/{demo.shop.pk}/change/", {**base, "webhook_urls": bad}
+        )
+        assert response.status_code == 200, bad  # the form again, with the error
+        assert Terminal.objects.get(pk=demo.shop.pk).webhook_urls == []
+    response = client.post(
+        f"/admin/finance/terminal/{demo.shop.pk}/change/",
+        {**base, "webhook_urls": '["https://shop.example/hooks"]'},
+    )
+    assert response.status_code == 302
+    assert Terminal.objects.get(pk=demo.shop.pk).webhook_urls == ["https://shop.example/hooks"]
+
+
+def test_one_button_cannot_go_to_two_methods(client, demo):
+    from finance.models import TerminalMethod
+
+    login(client)
+    links = list(TerminalMethod.objects.filter(terminal=demo.shop).order_by("pk"))
+    rows = [
+        {
+            "id": str(link.pk),
+            "terminal": str(demo.shop.pk),
+            "method": str(link.method_id),
+            "enabled": "on",
+            "button_name": "SberPay",
+        }
+        for link in links[:2]
+    ]
+    data = {
+        "client": str(demo.shop.client_id),
+        "name": "Demo Shop",
+        "currency": "RUB",
+        "integration_type": "h2h",
+        "form_activated": "on",
+        "is_active": "on",
+        "webhook_urls": "[]",
+        **_inline_management("methods", rows, initial=len(links)),
+        **_inline_management("api_keys", []),
+    }
+    response = client.post(f"/admin/finance/terminal/{demo.shop.pk}/change/", data)
+    assert response.status_code == 200
+    assert "given to two methods" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("ranges", "error"),
+    [
+        (
+            [{"side": "Buy", "min_amount": "100", "max_amount": "300000", "fee": "150"}],
+            "at most 100",
+        ),
+        (
+            [
+                {"side": "Buy", "min_amount": "100", "max_amount": "1000", "fee": "5"},
+                {"side": "Buy", "min_amount": "900", "max_amount": "2000", "fee": "4"},
+            ],
+            "overlap",
+        ),
+    ],
+)
+def test_fee_ranges_are_sane(client, demo, ranges, error):
+    login(client)
+    method = demo.methods["Ozon Bank SBP"]
+    rows = [{"currency": "RUB", "fixed_fee": "0", **r} for r in ranges]
+    response = client.post(
+        f"/admin/finance/paymentmethod/{method.pk}/change/", _method_form(method, rows)
+    )
+    assert response.status_code == 200
+    assert error in response.content.decode()
+
+
+@pytest.mark.parametrize("template", ["https://b.example/?o={order_id.hex}", "https://b/{acount}"])
+def test_a_deeplink_template_that_cannot_render_is_refused(client, demo, template):
+    login(client)
+    method = demo.methods["Ozon Bank SBP"]
+    response = client.post(
+        f"/admin/finance/paymentmethod/{method.pk}/change/",
+        _method_form(method, [], deeplink_template=template),
+    )
+    assert response.status_code == 200
+    assert "Unknown field" in response.content.decode()

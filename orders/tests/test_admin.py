@@ -1,0 +1,58 @@
+"""Requisites in the admin: a payer is told to send money to what operators type here."""
+
+import pytest
+
+from orders.models import Requisite
+
+
+@pytest.fixture
+def operator(client, demo):
+    assert client.login(username="operator", password="operator-demo-password")
+    return client
+
+
+def requisite_form(requisite, **changes) -> dict:
+    return {
+        "trader": str(requisite.trader_id),
+        "method": str(requisite.method_id),
+        "holder_name": requisite.holder_name,
+        "account": requisite.account,
+        "is_active": "on",
+        "daily_limit": str(requisite.daily_limit),
+        "max_pending": "",
+        **changes,
+    }
+
+
+@pytest.mark.parametrize(
+    ("method", "changes", "error"),
+    [
+        ("Sberbank SBP", {"account": "hello world"}, "Russian phone number"),
+        ("Bank card", {"account": "2200 7001 1234 5670"}, "Luhn"),
+        ("Sberbank SBP", {"daily_limit": "-5"}, "cannot be negative"),
+        ("Sberbank SBP", {"method": "SBP"}, "aggregate"),
+    ],
+)
+def test_a_requisite_payers_could_not_pay_is_refused(operator, demo, method, changes, error):
+    requisite = Requisite.objects.filter(method=demo.methods[method]).first()
+    if "method" in changes:
+        changes["method"] = demo.method_id(changes["method"])
+    response = operator.post(
+        f"/admin/orders/requisite/{requisite.pk}/change/", requisite_form(requisite, **changes)
+    )
+    assert response.status_code == 200
+    assert error in response.content.decode()
+    before = requisite.account, requisite.daily_limit, requisite.method_id
+    requisite.refresh_from_db()
+    assert (requisite.account, requisite.daily_limit, requisite.method_id) == before
+
+
+def test_a_requisite_account_is_stored_normalised(operator, demo):
+    requisite = Requisite.objects.filter(method=demo.methods["Sberbank SBP"]).first()
+    response = operator.post(
+        f"/admin/orders/requisite/{requisite.pk}/change/",
+        requisite_form(requisite, account="8 (999) 000-12-34"),
+    )
+    assert response.status_code == 302
+    requisite.refresh_from_db()
+    assert requisite.account == "+79990001234"
