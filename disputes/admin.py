@@ -261,6 +261,11 @@ class DisputeAdmin(admin.ModelAdmin):
                         comment=form.cleaned_data["comment"],
                         actor=request.user.get_username(),
                     )
+                    self.log_change(
+                        request,
+                        dispute,
+                        f"{decision.capitalize()}ed: {form.cleaned_data['comment']}",
+                    )
                     done += 1
                 except ServiceError as exc:
                     messages.error(request, f"Dispute {dispute.pk}: {exc.message}")

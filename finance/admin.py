@@ -160,9 +160,10 @@ class TerminalAdmin(admin.ModelAdmin):
     @admin.action(description="Generate a new API key (shown once)", permissions=["change"])
     def generate_api_key(self, request, queryset):
         for terminal in queryset:
-            _, raw = services.api_key_issue(
+            key, raw = services.api_key_issue(
                 terminal=terminal, name=f"issued by {request.user.get_username()}"
             )
+            self.log_change(request, terminal, f"Issued API key {key.key_prefix}…")
             messages.warning(
                 request, f"New key for {terminal.name}: {raw} — copy it now, it is not shown again."
             )
@@ -173,6 +174,7 @@ class TerminalAdmin(admin.ModelAdmin):
     def rotate_webhook_secret(self, request, queryset):
         for terminal in queryset:
             secret = services.terminal_webhook_secret_rotate(terminal=terminal)
+            self.log_change(request, terminal, "Rotated the webhook signing secret")
             messages.warning(
                 request,
                 f"New webhook secret for {terminal.name}: {secret} — hand it to the merchant now.",
@@ -196,6 +198,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     def revoke(self, request, queryset):
         for key in queryset:
             services.api_key_revoke(key=key)
+            self.log_change(request, key, "Revoked")
         messages.success(request, f"Revoked {queryset.count()} key(s).")
 
 
@@ -343,6 +346,11 @@ class BalanceAdmin(admin.ModelAdmin):
             except ServiceError as exc:
                 form.add_error("amount", exc.message)
             else:
+                self.log_change(
+                    request,
+                    balance,
+                    f"Adjusted by {form.cleaned_data['amount']}: {form.cleaned_data['comment']}",
+                )
                 messages.success(request, "Balance adjusted; the ledger has a new transaction.")
                 return redirect("admin:finance_balance_change", balance.pk)
         context = {

@@ -59,9 +59,10 @@ class TraderAdmin(admin.ModelAdmin):
     @admin.action(description="Generate a new trader API key (shown once)", permissions=["change"])
     def generate_api_key(self, request, queryset):
         for trader in queryset:
-            _, raw = services.trader_key_issue(
+            key, raw = services.trader_key_issue(
                 trader=trader, name=f"issued by {request.user.get_username()}"
             )
+            self.log_change(request, trader, f"Issued API key {key.key_prefix}…")
             messages.warning(
                 request, f"New key for {trader.name}: {raw} — copy it now, it is not shown again."
             )
@@ -73,6 +74,8 @@ class TraderAdmin(admin.ModelAdmin):
         count = TraderApiKey.objects.filter(trader__in=queryset, revoked_at__isnull=True).update(
             revoked_at=timezone.now()
         )
+        for trader in queryset:
+            self.log_change(request, trader, "Revoked every API key")
         messages.success(request, f"Revoked {count} key(s).")
 
 
@@ -120,6 +123,7 @@ class OrderAdmin(admin.ModelAdmin):
         for order in queryset.filter(status=OrderStatus.PENDING):
             try:
                 service(order_id=order.pk, actor=f"operator:{request.user.get_username()}")
+                self.log_change(request, order, f"{verb} through the admin")
                 done += 1
             except ServiceError as exc:
                 messages.error(request, f"{order.pk}: {exc.message}")

@@ -110,6 +110,21 @@ def _inline_management(prefix: str, rows: list[dict], initial: int = 0) -> dict:
     return data
 
 
+def _terminal_form(terminal, method_rows=(), initial: int = 0) -> dict:
+    return {
+        "client": str(terminal.client_id),
+        "name": terminal.name,
+        "currency": "RUB",
+        "integration_type": terminal.integration_type,
+        "form_activated": "on",
+        "is_active": "on",
+        "antifraud_max_pending": "",
+        "webhook_urls": "[]",
+        **_inline_management("methods", list(method_rows), initial=initial),
+        **_inline_management("api_keys", []),
+    }
+
+
 def _method_form(method, ranges: list[dict], **changes) -> dict:
     data = {
         "name": method.name,
@@ -180,17 +195,7 @@ def test_webhook_urls_must_be_a_list_of_http_urls(client, demo):
     from finance.models import Terminal
 
     login(client)
-    base = {
-        "client": str(demo.shop.client_id),
-        "name": "Demo Shop",
-        "currency": "RUB",
-        "integration_type": "h2h",
-        "form_activated": "on",
-        "is_active": "on",
-        "antifraud_max_pending": "",
-        **_inline_management("methods", []),
-        **_inline_management("api_keys", []),
-    }
+    base = _terminal_form(demo.shop)
     for bad in ['"http://127.0.0.1/x"', '["ftp://x"]', '{"a": 1}', "[1, 2]"]:
         response = client.post(
             f"/admin/finance/terminal/{demo.shop.pk}/change/", {**base, "webhook_urls": bad}
@@ -220,17 +225,7 @@ def test_one_button_cannot_go_to_two_methods(client, demo):
         }
         for link in links[:2]
     ]
-    data = {
-        "client": str(demo.shop.client_id),
-        "name": "Demo Shop",
-        "currency": "RUB",
-        "integration_type": "h2h",
-        "form_activated": "on",
-        "is_active": "on",
-        "webhook_urls": "[]",
-        **_inline_management("methods", rows, initial=len(links)),
-        **_inline_management("api_keys", []),
-    }
+    data = _terminal_form(demo.shop, rows, initial=len(links))
     response = client.post(f"/admin/finance/terminal/{demo.shop.pk}/change/", data)
     assert response.status_code == 200
     assert "given to two methods" in response.content.decode()

@@ -184,3 +184,10 @@ def test_operator_admin_actions_confirm_and_cancel_through_services(shop, demo, 
     assert Order.objects.get(pk=sell["id"]).status == "Cancelled"
     assert balance(demo).available == Decimal("100950.00")
     assert ledger_check() == []
+    from django.contrib.admin.models import LogEntry
+
+    history = {(e.object_id, e.change_message) for e in LogEntry.objects.all()}
+    assert {
+        (buy["id"], "Completed through the admin"),
+        (sell["id"], "Cancelled through the admin"),
+    } <= history
