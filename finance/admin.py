@@ -6,7 +6,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from paymentsvc.admin_keys import KeyInline
+from paymentsvc.admin_keys import KeyAdmin, KeyInline
 from paymentsvc.errors import ServiceError
 from paymentsvc.formats import http_url_problem
 
@@ -182,24 +182,9 @@ class TerminalAdmin(admin.ModelAdmin):
 
 
 @admin.register(ApiKey)
-class ApiKeyAdmin(admin.ModelAdmin):
-    list_display = ["key_prefix", "terminal", "name", "created_at", "last_used_at", "revoked_at"]
-    list_filter = [("revoked_at", admin.EmptyFieldListFilter), "terminal"]
-    search_fields = ["key_prefix", "name", "terminal__name"]
-    # A key stays with the terminal it was issued for.
-    readonly_fields = ["terminal", "key_prefix", "created_at", "last_used_at", "revoked_at"]
-    fields = ["terminal", "name", "key_prefix", "created_at", "last_used_at", "revoked_at"]
-    actions = ["revoke"]
-
-    def has_add_permission(self, request):
-        return False  # keys are generated from the terminal page, never typed in
-
-    @admin.action(description="Revoke selected keys", permissions=["change"])
-    def revoke(self, request, queryset):
-        for key in queryset:
-            services.api_key_revoke(key=key)
-            self.log_change(request, key, "Revoked")
-        messages.success(request, f"Revoked {queryset.count()} key(s).")
+class ApiKeyAdmin(KeyAdmin):
+    owner = "terminal"
+    revoke_key = staticmethod(services.api_key_revoke)
 
 
 class FeeRangeFormSet(forms.BaseInlineFormSet):

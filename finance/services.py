@@ -237,7 +237,8 @@ def api_key_issue(
     return key, raw
 
 
-def api_key_revoke(*, key: ApiKey) -> ApiKey:
+def api_key_revoke(*, key):
+    """Revoke a terminal's or a trader's key (both are ApiKeyBase)."""
     if key.revoked_at is None:
         key.revoked_at = timezone.now()
         key.save(update_fields=["revoked_at"])

@@ -2,8 +2,8 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 
-from finance.services import normalize_account
-from paymentsvc.admin_keys import KeyInline
+from finance.services import api_key_revoke, normalize_account
+from paymentsvc.admin_keys import KeyAdmin, KeyInline
 from paymentsvc.errors import ServiceError
 
 from . import services
@@ -77,6 +77,12 @@ class TraderAdmin(admin.ModelAdmin):
         for trader in queryset:
             self.log_change(request, trader, "Revoked every API key")
         messages.success(request, f"Revoked {count} key(s).")
+
+
+@admin.register(TraderApiKey)
+class TraderApiKeyAdmin(KeyAdmin):
+    owner = "trader"
+    revoke_key = staticmethod(api_key_revoke)
 
 
 @admin.register(Requisite)

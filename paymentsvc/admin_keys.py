@@ -1,4 +1,4 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 
 
 class KeyInline(admin.TabularInline):
@@ -11,3 +11,43 @@ class KeyInline(admin.TabularInline):
 
     def has_add_permission(self, request, obj=None):
         return False
+
+
+class KeyAdmin(admin.ModelAdmin):
+    """Keys of one kind of owner: searchable, revocable one by one, never typed in and
+    never moved to another owner. `owner` names the key's foreign key to its owner;
+    `revoke_key` is the service that revokes one key."""
+
+    owner = ""
+    actions = ["revoke"]
+
+    @staticmethod
+    def revoke_key(*, key):
+        raise NotImplementedError
+
+    def get_list_display(self, request):
+        return ["key_prefix", self.owner, "name", "created_at", "last_used_at", "revoked_at"]
+
+    def get_list_filter(self, request):
+        return [("revoked_at", admin.EmptyFieldListFilter), self.owner]
+
+    def get_search_fields(self, request):
+        return ["key_prefix", "name", f"{self.owner}__name"]
+
+    def get_fields(self, request, obj=None):
+        return [self.owner, "name", "key_prefix", "created_at", "last_used_at", "revoked_at"]
+
+    def get_readonly_fields(self, request, obj=None):
+        return [self.owner, "key_prefix", "created_at", "last_used_at", "revoked_at"]
+
+    def has_add_permission(self, request):
+        return False  # keys are generated from their owner's page, never typed in
+
+    @admin.action(description="Revoke selected keys", permissions=["change"])
+    def revoke(self, request, queryset):
+        revoked = 0
+        for key in queryset.filter(revoked_at__isnull=True):
+            self.revoke_key(key=key)
+            self.log_change(request, key, "Revoked")
+            revoked += 1
+        messages.success(request, f"Revoked {revoked} key(s).")

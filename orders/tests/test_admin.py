@@ -56,3 +56,17 @@ def test_a_requisite_account_is_stored_normalised(operator, demo):
     assert response.status_code == 302
     requisite.refresh_from_db()
     assert requisite.account == "+79990001234"
+
+
+def test_one_trader_key_is_revoked_on_its_own(operator, demo):
+    from conftest import ApiClient
+    from orders.models import TraderApiKey
+
+    key = TraderApiKey.objects.get(trader__name="Trader One")
+    listing = operator.get("/admin/orders/traderapikey/", {"q": "Trader One"}).content.decode()
+    assert key.key_prefix in listing
+    operator.post(
+        "/admin/orders/traderapikey/", {"action": "revoke", "_selected_action": [str(key.pk)]}
+    )
+    assert ApiClient("demo-trader-1-key").get("/api/v1/trader/orders").status_code == 401
+    assert ApiClient("demo-trader-2-key").get("/api/v1/trader/orders").status_code == 200
