@@ -1,6 +1,7 @@
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
+from django.template.response import TemplateResponse
 
 from finance.services import api_key_revoke, normalize_account
 from paymentsvc.admin_keys import KeyAdmin, KeyInline
@@ -124,6 +125,39 @@ class OrderAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    EFFECTS = {
+        "confirm_orders": (
+            "confirm",
+            "Confirm orders",
+            "A Buy credits its merchant the amount less the fee; a Sell posts its reserve "
+            "(amount plus fee) as a withdrawal. The merchants are notified.",
+        ),
+        "cancel_orders": (
+            "cancel",
+            "Cancel orders",
+            "Nothing is credited; a Sell's reserve goes back to its merchant's available "
+            "balance. The merchants are notified.",
+        ),
+    }
+
+    def _confirmation(self, request, queryset, action):
+        """Money moves and merchants are notified: the operator sees what first."""
+        verb, title, effect = self.EFFECTS[action]
+        pending = list(
+            queryset.filter(status=OrderStatus.PENDING).select_related("terminal").order_by("pk")
+        )
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "title": title,
+            "verb": verb,
+            "effect": effect,
+            "action": action,
+            "orders": pending,
+            "skipped": queryset.count() - len(pending),
+        }
+        return TemplateResponse(request, "admin/orders/order/action_confirmation.html", context)
+
     def _apply(self, request, queryset, service, verb):
         done = 0
         for order in queryset.filter(status=OrderStatus.PENDING):
@@ -135,10 +169,14 @@ class OrderAdmin(admin.ModelAdmin):
                 messages.error(request, f"{order.pk}: {exc.message}")
         messages.success(request, f"{verb} {done} order(s).")
 
-    @admin.action(description="Confirm (complete) selected Pending orders", permissions=["change"])
+    @admin.action(description="Confirm (complete) selected Pending orders…", permissions=["change"])
     def confirm_orders(self, request, queryset):
+        if request.POST.get("confirmed") != "yes":
+            return self._confirmation(request, queryset, "confirm_orders")
         self._apply(request, queryset, services.order_confirm, "Completed")
 
-    @admin.action(description="Cancel selected Pending orders", permissions=["change"])
+    @admin.action(description="Cancel selected Pending orders…", permissions=["change"])
     def cancel_orders(self, request, queryset):
+        if request.POST.get("confirmed") != "yes":
+            return self._confirmation(request, queryset, "cancel_orders")
         self._apply(request, queryset, services.order_cancel, "Cancelled")

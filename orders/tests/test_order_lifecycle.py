@@ -173,12 +173,22 @@ def test_every_transition_records_an_event_with_rising_sequence(shop, demo):
 def test_operator_admin_actions_confirm_and_cancel_through_services(shop, demo, admin_client):
     buy = shop.post(URL, buy_body(demo, amount="1000")).json()
     sell = shop.post(URL, sell_body(demo, amount="1000")).json()
-    response = admin_client.post(
+    # First the operator sees what will happen, and nothing moves yet.
+    page = admin_client.post(
         "/admin/orders/order/", {"action": "confirm_orders", "_selected_action": [buy["id"]]}
+    )
+    assert page.status_code == 200
+    assert buy["client_order_id"] in page.content.decode()
+    assert "credits its merchant" in page.content.decode()
+    assert Order.objects.get(pk=buy["id"]).status == "Pending"
+    response = admin_client.post(
+        "/admin/orders/order/",
+        {"action": "confirm_orders", "_selected_action": [buy["id"]], "confirmed": "yes"},
     )
     assert response.status_code == 302
     admin_client.post(
-        "/admin/orders/order/", {"action": "cancel_orders", "_selected_action": [sell["id"]]}
+        "/admin/orders/order/",
+        {"action": "cancel_orders", "_selected_action": [sell["id"]], "confirmed": "yes"},
     )
     assert Order.objects.get(pk=buy["id"]).status == "Completed"
     assert Order.objects.get(pk=sell["id"]).status == "Cancelled"
