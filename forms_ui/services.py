@@ -329,12 +329,14 @@ def session_success_shown(*, session: FormSession):
     if session.success_shown_at is None:
         now = timezone.now()
         # Two tabs may render it at once: the first write wins, the other reads it.
-        FormSession.objects.filter(pk=session.pk, success_shown_at__isnull=True).update(
+        recorded = FormSession.objects.filter(pk=session.pk, success_shown_at__isnull=True).update(
             success_shown_at=now
         )
-        session.success_shown_at = FormSession.objects.values_list(
-            "success_shown_at", flat=True
-        ).get(pk=session.pk)
+        session.success_shown_at = (
+            now
+            if recorded
+            else FormSession.objects.values_list("success_shown_at", flat=True).get(pk=session.pk)
+        )
     return session.success_shown_at
 
 
