@@ -56,6 +56,8 @@ class Call:
     data: dict[str, Any] | None = None
     # The key of the body's envelope that holds the result ("order", "orders"...).
     unwrap: str | None = None
+    # The envelope may be absent: the result is then the body itself.
+    unwrap_optional: bool = False
     model: type[Model] | None = None
     page: bool = False
     many: bool = False
@@ -216,7 +218,9 @@ def parse(call: Call, response: httpx.Response) -> Any:
         return response.content
     payload = _loads(response)
     if call.unwrap is not None:
-        if not isinstance(payload, dict) or call.unwrap not in payload:
+        if isinstance(payload, dict) and call.unwrap in payload:
+            payload = payload[call.unwrap]
+        elif not (call.unwrap_optional and isinstance(payload, dict)):
             raise ApiError(
                 response.status_code,
                 f"Unexpected response: no {call.unwrap!r} in the body",
@@ -224,7 +228,6 @@ def parse(call: Call, response: httpx.Response) -> Any:
                 body=payload,
                 headers=dict(response.headers),
             )
-        payload = payload[call.unwrap]
     if call.model is None:
         return payload
     if call.page:

@@ -116,6 +116,10 @@ class Orders(Resource):
                 "POST",
                 "/api/v1/order/",
                 json=payload,
+                # The contract answers the bare Order; the schema documents it inside
+                # {success, message, order}. Either is read.
+                unwrap="order",
+                unwrap_optional=True,
                 model=Order,
                 replayable=True,
                 idempotency_key=idempotency_key,
@@ -438,12 +442,15 @@ class Operation:
     model: type[Model] | None
     unwrap: str | None = None
     page: bool = False
+    unwrap_optional: bool = False
     # Query parameter -> keyword of the method, where they differ.
     aliases: tuple[tuple[str, str], ...] = ()
 
 
 OPERATIONS: dict[str, Operation] = {
-    "order_create": Operation("post", "/api/v1/order/", "orders.create", Order),
+    "order_create": Operation(
+        "post", "/api/v1/order/", "orders.create", Order, unwrap="order", unwrap_optional=True
+    ),
     "order_list": Operation(
         "get", "/api/v1/order/", "orders.list", Order, unwrap="orders", page=True
     ),
