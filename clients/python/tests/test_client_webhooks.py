@@ -21,7 +21,7 @@ from paymentsvc_client import (
 
 from webhooks.tests.test_delivery import deliver_all
 
-from .conftest import SECRET, has_route
+from .conftest import SECRET, has_route, png_bytes
 
 OTHER_SECRET = "whsec_" + "b3RoZXItc2VjcmV0LW9mLXRoaXJ0eS10d28tYnl0ZXM="
 
@@ -58,6 +58,24 @@ def test_a_delivered_webhook_verifies_into_a_typed_event(client, method_ids, rec
     # Any of several secrets will do, as while a rotated secret is replaced.
     first = receiver.requests[0]
     assert verify_webhook(first["body"], first["headers"], [OTHER_SECRET, SECRET]).id == created.id
+
+
+def test_a_dispute_webhook_carries_the_typed_dispute_and_order(client, method_ids, receiver):
+    order = order_with_webhook(client, method_ids, receiver)
+    opened = client.disputes.create(order.id, "1000.00", files=[("proof.png", png_bytes())])
+    deliver_all()
+    events = [verify_webhook(r["body"], r["headers"], SECRET) for r in receiver.requests]
+    (dispute_event,) = [e for e in events if e.type is EventType.DISPUTE_CREATED]
+    assert dispute_event.data.dispute.dispute_id == opened.dispute_id
+    assert dispute_event.data.dispute.amount == Decimal("1000.00")
+    assert dispute_event.data.dispute.processed is False
+    assert dispute_event.data.order.id == order.id
+
+
+def test_the_live_tests_switch_on_by_the_services_routes():
+    assert has_route("/api/v1/order/some-id/cancel")
+    assert has_route("/api/v1/finance/balance")
+    assert not has_route("/api/v1/no-such-endpoint")
 
 
 def test_a_forged_or_altered_webhook_is_refused(client, method_ids, receiver):
