@@ -318,7 +318,8 @@ class DeliveryAttempt(Model):
 
 
 class Delivery(Model):
-    id: str
+    # The contract does not say whether a delivery's id is a number or a string.
+    id: int | str
     event_id: str
     event_type: EventType
     order_id: str | None
