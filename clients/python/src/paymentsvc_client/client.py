@@ -11,6 +11,7 @@ import httpx
 
 from . import _core
 from ._core import Call, RetryPolicy
+from .models import Ping
 from .resources import (
     Deliveries,
     Disputes,
@@ -150,9 +151,7 @@ class _MerchantResources:
         self.sandbox = Sandbox(self)
 
     def ping(self):
-        """Checks the key: True, or AuthenticationError."""
-        from .models import Ping
-
+        """Checks the key: `Ping(success=True)`, or AuthenticationError."""
         return self._call(Call("GET", "/api/v1/ping", model=Ping))
 
 
