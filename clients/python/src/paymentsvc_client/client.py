@@ -3,6 +3,7 @@ for traders. Both flavours share every resource: a resource method describes the
 call, and the client sends it (blocking, or returning an awaitable)."""
 
 import asyncio
+import dataclasses
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -56,7 +57,7 @@ class _Base:
     ):
         self.retry = retry or RetryPolicy()
         if max_retries is not None:
-            self.retry.max_retries = max_retries
+            self.retry = dataclasses.replace(self.retry, max_retries=max_retries)
         self._http = self._http_class(
             transport=transport, **_http_kwargs(base_url, api_key, timeout, headers)
         )
