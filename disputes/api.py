@@ -3,7 +3,6 @@ from rest_framework import serializers
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from orders.api import AmountField
 from paymentsvc.api import (
     DateRangeMixin,
     StrictBooleanField,
@@ -13,6 +12,7 @@ from paymentsvc.api import (
     paginate,
     parse_query,
 )
+from paymentsvc.fields import AmountField
 from paymentsvc.formats import parse_uuid
 from paymentsvc.idempotency import idempotent
 from paymentsvc.schema import page_schema

@@ -3,8 +3,8 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from finance.models import Currency, Side
-from orders.api import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.api import TerminalAPIView, page_query, paginate, parse_query
+from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.formats import parse_uuid
 from paymentsvc.idempotency import idempotent
 from paymentsvc.schema import page_schema
