@@ -103,15 +103,6 @@ def _move(session: FormSession, state: str) -> None:
     session.state = state
 
 
-def _check_antifraud(*, terminal: Terminal, user_id: str | None) -> None:
-    if user_id is None:
-        return
-    if orders.pending_count_for_user(terminal=terminal, user_id=user_id) >= orders.antifraud_cap(
-        terminal
-    ):
-        raise TooManyRequests(orders.ANTIFRAUD_MESSAGE, code="antifraud_pending_limit")
-
-
 def _check_amount_within_limits(
     *, terminal: Terminal, method: PaymentMethod | None, amount: Decimal
 ) -> None:
@@ -159,14 +150,11 @@ def session_create(
                 f"Button {button} is not configured for this terminal", code="button_not_offered"
             )
     if customer_bank is not None:
-        customer_bank = customer_bank.strip().lower()
-        if customer_bank not in orders.CUSTOMER_BANKS:
-            raise InvalidRequest(
-                f"Unknown customer_bank; allowed: {', '.join(sorted(orders.CUSTOMER_BANKS))}",
-                errors={"order_data.customer_bank": ["Unknown bank"]},
-            )
+        customer_bank = orders.customer_bank_normalize(
+            customer_bank.strip(), field="order_data.customer_bank"
+        )
     _check_amount_within_limits(terminal=terminal, method=method, amount=amount)
-    _check_antifraud(terminal=terminal, user_id=user_id)
+    orders.antifraud_check(terminal=terminal, user_id=user_id)
 
     now = timezone.now()
     session = FormSession(

@@ -1,7 +1,7 @@
 """Order services, one module per concern; the public names are re-exported here so
 callers keep writing `from orders.services import order_create`."""
 
-from .antifraud import ANTIFRAUD_MESSAGE, antifraud_cap, pending_count_for_user
+from .antifraud import ANTIFRAUD_MESSAGE, antifraud_cap, antifraud_check, pending_count_for_user
 from .events import order_event_record
 from .lifecycle import (
     OrderNotPending,
@@ -11,7 +11,12 @@ from .lifecycle import (
     order_expire,
     order_expire_due,
 )
-from .placement import CUSTOMER_BANKS, order_create, order_validate_request
+from .placement import (
+    CUSTOMER_BANKS,
+    customer_bank_normalize,
+    order_create,
+    order_validate_request,
+)
 from .pricing import LIMITS_MESSAGE, fee_range_for, method_offered_as_button, method_resolve
 from .trader_keys import trader_key_issue
 
@@ -21,6 +26,8 @@ __all__ = [
     "LIMITS_MESSAGE",
     "OrderNotPending",
     "antifraud_cap",
+    "antifraud_check",
+    "customer_bank_normalize",
     "fee_range_for",
     "method_offered_as_button",
     "method_resolve",

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from finance.models import Terminal
+from paymentsvc.errors import TooManyRequests
 
 from ..models import Order, OrderStatus
 
@@ -23,3 +24,11 @@ def pending_count_for_user(*, terminal: Terminal, user_id: str) -> int:
         status=OrderStatus.PENDING,
         expires_at__gt=timezone.now(),
     ).count()
+
+
+def antifraud_check(*, terminal: Terminal, user_id: str | None) -> None:
+    """429 when the user already holds as many Pending orders as the cap allows."""
+    if user_id is None:
+        return
+    if pending_count_for_user(terminal=terminal, user_id=user_id) >= antifraud_cap(terminal):
+        raise TooManyRequests(ANTIFRAUD_MESSAGE, code="antifraud_pending_limit")

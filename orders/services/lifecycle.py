@@ -49,13 +49,28 @@ def _close(order: Order, status: str, *, actor: str, paid_amount: Decimal | None
         raise OrderNotPending(f"Order is {order.status}, not Pending")
     if status == OrderStatus.COMPLETED:
         order.paid_amount = order.amount if paid_amount is None else paid_amount
+    return _settle(order, status, actor=actor, credit_description=f"Order {order.client_order_id}")
+
+
+_EVENT_FOR_STATUS = {
+    OrderStatus.COMPLETED: EventType.ORDER_COMPLETED,
+    OrderStatus.CANCELLED: EventType.ORDER_CANCELLED,
+    OrderStatus.EXPIRED: EventType.ORDER_EXPIRED,
+}
+
+
+def _settle(order: Order, status: str, *, actor: str, credit_description: str) -> Order:
+    """The one way an order closes (locked, transition already checked): move the
+    money for `status` (a Buy's credit of paid_amount less fee_amount, a Sell's
+    reserve posted or voided), write the status and record its event."""
+    if status == OrderStatus.COMPLETED:
         if order.side == Side.BUY:
             credit = order.paid_amount - order.fee_amount
             if credit > 0:
                 balance_credit(
                     terminal_id=order.terminal_id,
                     amount=credit,
-                    description=f"Order {order.client_order_id}",
+                    description=credit_description,
                     reference=str(order.pk),
                 )
         elif order.reserve_id:
@@ -65,15 +80,17 @@ def _close(order: Order, status: str, *, actor: str, paid_amount: Decimal | None
     order.status = status
     order.closed_at = timezone.now()
     order.closed_by = actor
-    order.save(update_fields=["status", "paid_amount", "closed_at", "closed_by", "updated_at"])
-    record_event(
-        order,
-        {
-            OrderStatus.COMPLETED: EventType.ORDER_COMPLETED,
-            OrderStatus.CANCELLED: EventType.ORDER_CANCELLED,
-            OrderStatus.EXPIRED: EventType.ORDER_EXPIRED,
-        }[status],
+    order.save(
+        update_fields=[
+            "status",
+            "paid_amount",
+            "fee_amount",
+            "closed_at",
+            "closed_by",
+            "updated_at",
+        ]
     )
+    record_event(order, _EVENT_FOR_STATUS[status])
     return order
 
 
@@ -138,30 +155,11 @@ def order_complete_by_dispute(*, order_id, paid_amount: Decimal, actor: str) -> 
         order = _lock(order_id, with_balance=True)
         if order.side != Side.BUY or order.status not in DISPUTE_COMPLETABLE:
             return None
-        paid_amount = quantize_money(paid_amount)
-        fee_amount = fee_for(paid_amount, rate=order.fee, fixed=order.fixed_fee)
-        credit = paid_amount - fee_amount
-        if credit > 0:
-            balance_credit(
-                terminal_id=order.terminal_id,
-                amount=credit,
-                description=f"Dispute on order {order.client_order_id}",
-                reference=str(order.pk),
-            )
-        order.status = OrderStatus.COMPLETED
-        order.paid_amount = paid_amount
-        order.fee_amount = fee_amount
-        order.closed_at = timezone.now()
-        order.closed_by = actor
-        order.save(
-            update_fields=[
-                "status",
-                "paid_amount",
-                "fee_amount",
-                "closed_at",
-                "closed_by",
-                "updated_at",
-            ]
+        order.paid_amount = quantize_money(paid_amount)
+        order.fee_amount = fee_for(order.paid_amount, rate=order.fee, fixed=order.fixed_fee)
+        return _settle(
+            order,
+            OrderStatus.COMPLETED,
+            actor=actor,
+            credit_description=f"Dispute on order {order.client_order_id}",
         )
-        record_event(order, EventType.ORDER_COMPLETED)
-        return order

@@ -18,18 +18,29 @@ from finance.services import (
     normalize_account,
 )
 from paymentsvc.db import advisory_xact_lock
-from paymentsvc.errors import Conflict, InvalidRequest, NoAvailableTraders, TooManyRequests
+from paymentsvc.errors import Conflict, InvalidRequest, NoAvailableTraders
 from paymentsvc.money import fee_for, quantize_money
 from webhooks.models import EventType
 
 from .. import hooks, matching
 from ..models import Order
-from .antifraud import ANTIFRAUD_MESSAGE, antifraud_cap, pending_count_for_user
+from .antifraud import antifraud_check
 from .events import emit_event
 from .lifecycle import order_expire
 from .pricing import fee_range_for, method_resolve
 
 CUSTOMER_BANKS = {"sberbank", "vtb", "tinkoff", "alfabank"}
+
+
+def customer_bank_normalize(value: str, *, field: str) -> str:
+    """The bank's slug in lower case; 400 naming `field` when it is not one we know."""
+    bank = value.lower()
+    if bank not in CUSTOMER_BANKS:
+        allowed = ", ".join(sorted(CUSTOMER_BANKS))
+        raise InvalidRequest(
+            f"Unknown customer_bank; allowed: {allowed}", errors={field: [f"Allowed: {allowed}"]}
+        )
+    return bank
 
 
 def order_validate_request(
@@ -104,12 +115,7 @@ def order_create(
     )
     amount = quantize_money(amount)
     if customer_bank is not None:
-        customer_bank = customer_bank.lower()
-        if customer_bank not in CUSTOMER_BANKS:
-            raise InvalidRequest(
-                f"Unknown customer_bank; allowed: {', '.join(sorted(CUSTOMER_BANKS))}",
-                errors={"customer_bank": [f"Allowed: {', '.join(sorted(CUSTOMER_BANKS))}"]},
-            )
+        customer_bank = customer_bank_normalize(customer_bank, field="customer_bank")
     method, ranges = method_resolve(
         terminal=terminal,
         side=side,
@@ -189,10 +195,7 @@ def _order_place(
         if user_id is not None:
             # Two requests of one user must not both slip under the cap.
             advisory_xact_lock("antifraud", terminal.pk, user_id)
-            if pending_count_for_user(terminal=terminal, user_id=user_id) >= antifraud_cap(
-                terminal
-            ):
-                raise TooManyRequests(ANTIFRAUD_MESSAGE, code="antifraud_pending_limit")
+            antifraud_check(terminal=terminal, user_id=user_id)
 
         order_id = uuid.uuid4()
         reserve = None
