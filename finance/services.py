@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import InsufficientFunds, InvalidRequest, ServiceError
 from paymentsvc.keys import generate_key
 
@@ -31,8 +32,7 @@ from .models import (
 
 
 class LedgerError(ServiceError):
-    status = 409
-    code = "ledger_error"
+    code = ErrorCode.LEDGER_ERROR
 
 
 def balance_lock(*, terminal_id) -> Balance:

@@ -6,6 +6,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from finance.models import Terminal
+from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import NotFound
 from paymentsvc.formats import parse_uuid
 
@@ -64,7 +65,7 @@ def order_of_terminal(*, terminal: Terminal, order_id: str) -> Order:
         else None
     )
     if order is None:
-        raise NotFound("Order not found", code="order_not_found")
+        raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
     return order
 
 
@@ -83,5 +84,5 @@ def order_of_trader(*, trader: Trader, order_id: str) -> Order:
     order_uuid = parse_uuid(order_id)
     order = Order.objects.filter(pk=order_uuid, trader=trader).first() if order_uuid else None
     if order is None:
-        raise NotFound("Order not found", code="order_not_found")
+        raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
     return order

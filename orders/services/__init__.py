@@ -1,7 +1,7 @@
 """Order services, one module per concern; the public names are re-exported here so
 callers keep writing `from orders.services import order_create`."""
 
-from .antifraud import ANTIFRAUD_MESSAGE, antifraud_cap, antifraud_check, pending_count_for_user
+from .antifraud import antifraud_cap, antifraud_check, pending_count_for_user
 from .events import order_event_record
 from .lifecycle import (
     OrderNotPending,
@@ -21,7 +21,6 @@ from .pricing import LIMITS_MESSAGE, fee_range_for, method_offered_as_button, me
 from .trader_keys import trader_key_issue
 
 __all__ = [
-    "ANTIFRAUD_MESSAGE",
     "CUSTOMER_BANKS",
     "LIMITS_MESSAGE",
     "OrderNotPending",

@@ -4,11 +4,10 @@ from django.conf import settings
 from django.utils import timezone
 
 from finance.models import Terminal
+from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import TooManyRequests
 
 from ..models import Order, OrderStatus
-
-ANTIFRAUD_MESSAGE = "User has reached the maximum limit of pending orders. Please try again later"
 
 
 def antifraud_cap(terminal: Terminal) -> int:
@@ -31,4 +30,4 @@ def antifraud_check(*, terminal: Terminal, user_id: str | None) -> None:
     if user_id is None:
         return
     if pending_count_for_user(terminal=terminal, user_id=user_id) >= antifraud_cap(terminal):
-        raise TooManyRequests(ANTIFRAUD_MESSAGE, code="antifraud_pending_limit")
+        raise TooManyRequests(code=ErrorCode.ANTIFRAUD_PENDING_LIMIT)

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from finance.models import Side
 from finance.services import balance_credit, balance_lock, balance_post, balance_void
+from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import Conflict, NotFound
 from paymentsvc.money import fee_for, quantize_money
 from webhooks.models import EventType
@@ -21,7 +22,7 @@ from .events import record_event
 
 
 class OrderNotPending(Conflict):
-    code = "order_not_pending"
+    code = ErrorCode.ORDER_NOT_PENDING
 
 
 def _lock(order_id, *, with_balance: bool) -> Order:
@@ -31,7 +32,7 @@ def _lock(order_id, *, with_balance: bool) -> Order:
             Order.objects.filter(pk=order_id).values_list("terminal_id", flat=True).first()
         )
         if terminal_id is None:
-            raise NotFound("Order not found", code="order_not_found")
+            raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
         balance_lock(terminal_id=terminal_id)
     order = (
         Order.objects.select_for_update(of=("self",))
@@ -40,7 +41,7 @@ def _lock(order_id, *, with_balance: bool) -> Order:
         .first()
     )
     if order is None:
-        raise NotFound("Order not found", code="order_not_found")
+        raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
     return order
 
 

@@ -18,6 +18,7 @@ from finance.services import (
     normalize_account,
 )
 from paymentsvc.db import advisory_xact_lock
+from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import Conflict, InvalidRequest, NoAvailableTraders
 from paymentsvc.money import fee_for, quantize_money
 from webhooks.models import EventType
@@ -61,7 +62,7 @@ def order_validate_request(
     if payment_method_id is None and method_type is None:
         raise InvalidRequest(
             "Payment method ID or method type is required",
-            code="payment_method_required",
+            code=ErrorCode.PAYMENT_METHOD_REQUIRED,
             errors={"payment_method_id": ["Payment method ID or method type is required"]},
         )
     if nspk_code is not None and method_type is None:
@@ -72,7 +73,7 @@ def order_validate_request(
     if terminal.integration_type == "order_with_form" and side == Side.SELL:
         raise InvalidRequest(
             "Only Buy orders are supported for this terminal's integration type (order_with_form)",
-            code="sell_not_supported",
+            code=ErrorCode.SELL_NOT_SUPPORTED,
             errors={"order_side": ["Only Buy is supported for order_with_form terminals"]},
         )
     if side == Side.BUY and customer_account is not None:
@@ -83,7 +84,7 @@ def order_validate_request(
     if side == Side.SELL and not customer_account:
         raise InvalidRequest(
             "Customer account is required",
-            code="customer_account_required",
+            code=ErrorCode.CUSTOMER_ACCOUNT_REQUIRED,
             errors={"customer_account": ["Required for Sell orders"]},
         )
 
@@ -126,14 +127,16 @@ def order_create(
     if method.is_aggregate and side == Side.SELL:
         raise InvalidRequest(
             "The aggregate method works only for Buy orders",
-            code="aggregate_method_buy_only",
+            code=ErrorCode.AGGREGATE_METHOD_BUY_ONLY,
             errors={"payment_method_id": ["The aggregate method works only for Buy orders"]},
         )
     fee_range = fee_range_for(ranges=ranges, side=side, amount=amount)
     if side == Side.SELL:
         customer_account = normalize_account(customer_account, method.method_type)
         if account_is_blacklisted(customer_account):
-            raise Conflict("Customer account is blacklisted", code="customer_account_blacklisted")
+            raise Conflict(
+                "Customer account is blacklisted", code=ErrorCode.CUSTOMER_ACCOUNT_BLACKLISTED
+            )
 
     methods = matching.concrete_methods(method)
     amounts = [

@@ -5,10 +5,11 @@ from decimal import Decimal
 from django.db.models import F
 
 from finance.models import FeeRange, PaymentMethod, Terminal, TerminalMethod
+from paymentsvc.error_codes import ErrorCode, message_for
 from paymentsvc.errors import Conflict, NotFound
 from paymentsvc.formats import parse_uuid
 
-LIMITS_MESSAGE = "Expectation Failed. Amount for the chosen payment method doesn't meet limits"
+LIMITS_MESSAGE = message_for(ErrorCode.AMOUNT_OUT_OF_LIMITS)
 
 
 def _methods_named(*, terminal: Terminal, payment_method_id, method_type, nspk_code):
@@ -53,7 +54,7 @@ def method_resolve(
         return ranges[0].method, ranges
     method = named.first()
     if method is None:
-        raise NotFound("Payment method not found", code="payment_method_not_found")
+        raise NotFound(code=ErrorCode.PAYMENT_METHOD_NOT_FOUND)
     return method, []
 
 
@@ -63,11 +64,14 @@ def fee_range_for(*, ranges: list[FeeRange], side: str, amount: Decimal) -> FeeR
             return fee_range
     if not ranges:
         raise Conflict(
-            f"{LIMITS_MESSAGE}: the method does not support {side}", code="amount_out_of_limits"
+            f"{LIMITS_MESSAGE}: the method does not support {side}",
+            code=ErrorCode.AMOUNT_OUT_OF_LIMITS,
         )
     low = min(r.min_amount for r in ranges)
     high = max(r.max_amount for r in ranges)
-    raise Conflict(f"{LIMITS_MESSAGE} ({low:.2f} - {high:.2f})", code="amount_out_of_limits")
+    raise Conflict(
+        f"{LIMITS_MESSAGE} ({low:.2f} - {high:.2f})", code=ErrorCode.AMOUNT_OUT_OF_LIMITS
+    )
 
 
 def method_offered_as_button(*, terminal: Terminal, button_name: str) -> PaymentMethod | None:
