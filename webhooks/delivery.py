@@ -25,7 +25,6 @@ from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
 from .models import DeliveryState, WebhookAttempt, WebhookDelivery
-from .services import enqueue_deliveries
 
 logger = logging.getLogger(__name__)
 
@@ -253,17 +252,3 @@ def _outcome_record(
     if not kept:
         logger.warning("Webhook delivery %s: claim lost before the outcome was saved", delivery.pk)
     return update.get("state", DeliveryState.PENDING)
-
-
-def deliveries_requeue_due(*, limit: int = 500) -> int:
-    """The sweep: queue every delivery that is due and not claimed by a live worker.
-    It is also what sends retries: a failed attempt only moves next_attempt_at."""
-    now = timezone.now()
-    due = list(
-        WebhookDelivery.objects.filter(state=DeliveryState.PENDING, next_attempt_at__lte=now)
-        .filter(Q(locked_until__isnull=True) | Q(locked_until__lt=now))
-        .order_by("next_attempt_at")
-        .values_list("pk", flat=True)[:limit]
-    )
-    enqueue_deliveries(due)
-    return len(due)
