@@ -26,6 +26,7 @@ from finance.services import (
     method_deeplink,
     normalize_account,
 )
+from paymentsvc import metrics
 from paymentsvc.db import advisory_xact_lock
 from paymentsvc.errors import (
     Conflict,
@@ -390,6 +391,7 @@ def _order_place(
             order.form_url = hooks.form_session_for(order=order, options=form_options)
             Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
         _emit(order, EventType.ORDER_CREATED)
+        metrics.order_created(order=order)
     return order
 
 
@@ -438,6 +440,7 @@ def _close(order: Order, status: str, *, actor: str, paid_amount: Decimal | None
     order.closed_at = timezone.now()
     order.closed_by = actor
     order.save(update_fields=["status", "paid_amount", "closed_at", "closed_by", "updated_at"])
+    metrics.order_transitioned(to=status, actor=actor)
     _record(
         order,
         {
@@ -536,6 +539,7 @@ def order_complete_by_dispute(*, order_id, paid_amount: Decimal, actor: str) -> 
             ]
         )
         _record(order, EventType.ORDER_COMPLETED)
+        metrics.order_transitioned(to=OrderStatus.COMPLETED, actor=actor)
         return order
 
 
