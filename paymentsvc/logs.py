@@ -43,6 +43,10 @@ def context_end(token) -> None:
     _context.reset(token)
 
 
+def context_clear() -> None:
+    _context.set(None)
+
+
 def bind(**fields) -> None:
     """Add fields to the current request's or task's context (nothing outside one)."""
     current = _context.get()
@@ -82,7 +86,7 @@ _MASKS = (
     (re.compile(r"(://)[^/\s:@\"]+:[^/\s@\"]+@"), r"\1[redacted]@"),
     # Card and account numbers (phone numbers too): runs of 11-19 digits, or cards
     # written in groups of four; the last four digits stay, as on any receipt.
-    (re.compile(r"(?<![\w.-])\+?\d{7,15}(\d{4})(?![\w-]|\.\d)"), r"[redacted]\1"),
+    (re.compile(r"(?<![\w.-])\+?\d{7,15}(\d{4})(?![\w-])"), r"[redacted]\1"),
     (re.compile(r"\b\d{4}[ -]\d{4}[ -]\d{4}[ -]\d{0,3}(\d{4})\b"), r"[redacted]\1"),
 )
 

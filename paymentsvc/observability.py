@@ -11,6 +11,7 @@ import logging
 import time
 
 from django.conf import settings
+from django.core.signals import request_finished
 
 from . import logs, metrics
 
@@ -41,31 +42,38 @@ class RequestObservabilityMiddleware:
         started = time.perf_counter()
         request_id = logs.request_id_from(request.META.get("HTTP_X_REQUEST_ID"))
         request.request_id = request_id
-        token = logs.context_start(request_id=request_id)
-        try:
-            response = self.get_response(request)
-            duration = time.perf_counter() - started
-            route = route_of(request)
-            logs.bind(route=route)
-            response[HEADER] = request_id
-            metrics.http_request_observed(
-                method=request.method,
-                route=route,
-                status=response.status_code,
-                seconds=duration,
-            )
-            access_logger.info(
-                "%s %s %s",
-                request.method,
-                route,
-                response.status_code,
-                extra={
-                    "method": request.method,
-                    "path": request.path,
-                    "status": response.status_code,
-                    "duration_ms": round(duration * 1000, 1),
-                },
-            )
-            return response
-        finally:
-            logs.context_end(token)
+        # Ended by request_finished, not here: Django logs 4xx/5xx responses
+        # (django.request) after the middleware has returned, and those lines belong
+        # to the request too.
+        logs.context_start(request_id=request_id)
+        response = self.get_response(request)
+        duration = time.perf_counter() - started
+        route = route_of(request)
+        logs.bind(route=route)
+        response[HEADER] = request_id
+        metrics.http_request_observed(
+            method=request.method,
+            route=route,
+            status=response.status_code,
+            seconds=duration,
+        )
+        access_logger.info(
+            "%s %s %s",
+            request.method,
+            route,
+            response.status_code,
+            extra={
+                "method": request.method,
+                "path": request.path,
+                "status": response.status_code,
+                "duration_ms": round(duration * 1000, 1),
+            },
+        )
+        return response
+
+
+def _request_finished(**kwargs):
+    logs.context_clear()
+
+
+request_finished.connect(_request_finished, dispatch_uid="paymentsvc-log-context")
