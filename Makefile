@@ -32,11 +32,15 @@ run: export DEBUG ?= true
 run: export APP_PORT := $(PORT)
 run: export PUBLIC_BASE_URL ?= http://localhost:$(PORT)
 run: export ALLOWED_HOSTS ?= *
+# Metrics of every web and Celery process add up through files here (one per
+# process); emptied at every start, so a run counts from zero.
+run: export PROMETHEUS_MULTIPROC_DIR ?= $(or $(VAR_DIR),$(CURDIR)/var)/metrics
 run: venv
 	$(PY) manage.py migrate --noinput -v 0
 	$(PY) manage.py collectstatic --noinput -v 0
 	$(PY) manage.py seed_demo --force
 	@$(PY) manage.py demo_banner
+	@mkdir -p "$$PROMETHEUS_MULTIPROC_DIR" && find "$$PROMETHEUS_MULTIPROC_DIR" -maxdepth 1 -name '*.db' -delete
 	$(VENV)/bin/honcho start -f Procfile.dev
 
 test: dev-venv browser

@@ -9,6 +9,9 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
+# Every test's log lines are checked for keys, secrets and card numbers.
+pytest_plugins = ["paymentsvc.tests.log_guard"]
+
 
 @dataclass
 class Demo:

@@ -34,3 +34,42 @@ errorlog = "-"
 # gunicorn answers an over-long request line with its own HTML page before Django
 # runs; its largest allowed line keeps that to lines no API call comes near.
 limit_request_line = 8190
+
+# Log lines as JSON, like the service's own (settings.LOGGING).
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": ["levelname", "name", "message"],
+            "timestamp": "time",
+            "rename_fields": {"levelname": "level", "name": "logger"},
+        }
+    },
+    "handlers": {
+        "error_console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json",
+            "stream": "ext://sys.stderr",
+        },
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json",
+            "stream": "ext://sys.stdout",
+        },
+    },
+    "loggers": {
+        "gunicorn.error": {"level": "INFO", "handlers": ["error_console"], "propagate": False},
+        "gunicorn.access": {"level": "INFO", "handlers": ["console"], "propagate": False},
+    },
+}
+
+
+def child_exit(server, worker):
+    """Metrics in multiprocess mode (paymentsvc.metrics): a worker that is gone stops
+    counting in live gauges; its counters keep adding up, as counters should."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)

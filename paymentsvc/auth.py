@@ -8,6 +8,7 @@ from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
 
+from . import logs
 from .keys import digests_match, hash_key
 
 HEADER = "HTTP_X_API_KEY"
@@ -20,6 +21,10 @@ class Principal:
     trader: object = None
     key_hash: str = ""
     is_authenticated: bool = True
+
+
+def _id(obj) -> str | None:
+    return None if obj is None else str(obj.pk)
 
 
 def _raw_key(request) -> str:
@@ -40,7 +45,9 @@ class _KeyAuthentication(BaseAuthentication):
         if key is None or key.revoked_at is not None or not digests_match(key.key_hash, digest):
             raise AuthenticationFailed("Invalid API key", code="invalid_api_key")
         self.touch(key)
-        return self.principal(key, digest), key
+        principal = self.principal(key, digest)
+        logs.bind(terminal_id=_id(principal.terminal), trader_id=_id(principal.trader))
+        return principal, key
 
     @staticmethod
     def touch(key) -> None:

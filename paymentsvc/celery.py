@@ -2,7 +2,7 @@ import os
 
 from celery import Celery
 
-from . import broker
+from . import broker, logs
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paymentsvc.settings")
 broker.install()
@@ -10,6 +10,7 @@ broker.install()
 app = Celery("paymentsvc")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+logs.connect_celery(app)
 
 # Beat only enqueues sweeps; the work and its state live in the database, so exactly
 # one beat runs, and a missed or doubled tick costs nothing. A sweep that waited in

@@ -53,6 +53,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "paymentsvc.observability.RequestObservabilityMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "paymentsvc.middleware.ApiErrorMiddleware",
@@ -283,15 +284,46 @@ CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
 ADMIN_LOGIN_MAX_FAILURES = env.int("ADMIN_LOGIN_MAX_FAILURES", default=5)
 ADMIN_LOGIN_LOCKOUT_SECONDS = env.int("ADMIN_LOGIN_LOCKOUT_SECONDS", default=900)
 
+# --- Observability (product.md §15, docs/operations.md) -----------------------------------
+# With a token, /metrics wants `Authorization: Bearer <token>` from anywhere; without
+# one it answers only clients on this machine.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+
+# One JSON object per line, from web, worker and beat alike (Celery keeps its hands
+# off logging: paymentsvc.logs). Every line carries the request id and what is known
+# of the request; keys, secrets and account numbers are masked by the formatter.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"context": {"()": "paymentsvc.logs.ContextFilter"}},
+    "formatters": {
+        "json": {
+            "()": "paymentsvc.logs.JsonFormatter",
+            "timestamp": "time",
+            "fmt": [
+                "levelname",
+                "name",
+                "message",
+                "request_id",
+                "terminal_id",
+                "trader_id",
+                "route",
+                "task",
+            ],
+            "rename_fields": {"levelname": "level", "name": "logger"},
+        }
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["context"]}
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.server": {"level": "WARNING"}},
+    "loggers": {
+        # Django's own handlers (plain text in DEBUG) give way to the JSON one.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "django.server": {"handlers": [], "level": "WARNING", "propagate": True},
+    },
 }

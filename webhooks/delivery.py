@@ -24,6 +24,8 @@ from django.db.models import Q
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
+from paymentsvc import metrics
+
 from .models import DeliveryState, WebhookAttempt, WebhookDelivery
 
 logger = logging.getLogger(__name__)
@@ -247,8 +249,18 @@ def _outcome_record(
         kept = WebhookDelivery.objects.filter(pk=delivery.pk, locked_until=claimed_until).update(
             **update
         )
-    if error:
-        logger.info("Webhook delivery %s attempt %s failed: %s", delivery.pk, attempts, error)
+    state = update.get("state", DeliveryState.PENDING)
+    metrics.webhook_delivery_attempted(state=state)
+    logger.info(
+        "Webhook delivery %s attempt %s: %s (event %s, HTTP %s, %d ms)%s",
+        delivery.pk,
+        attempts,
+        state,
+        delivery.event_id,
+        status_code,
+        duration_ms,
+        f": {error}" if error else "",
+    )
     if not kept:
         logger.warning("Webhook delivery %s: claim lost before the outcome was saved", delivery.pk)
-    return update.get("state", DeliveryState.PENDING)
+    return state

@@ -17,6 +17,7 @@ from finance.services import (
     method_deeplink,
     normalize_account,
 )
+from paymentsvc import metrics
 from paymentsvc.db import advisory_xact_lock
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import Conflict, InvalidRequest, NoAvailableTraders
@@ -274,4 +275,5 @@ def _order_place(
             order.form_url = hooks.form_session_for(order=order, options=form_options)
             Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
         emit_event(order, EventType.ORDER_CREATED)
+        metrics.order_created(order=order)
     return order
