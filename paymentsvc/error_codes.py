@@ -59,6 +59,9 @@ class ErrorCode(StrEnum):
     FILE_TOO_LARGE = "file_too_large"
     UNSUPPORTED_FILE_TYPE = "unsupported_file_type"
 
+    METRICS_UNAUTHORIZED = "metrics_unauthorized"
+    METRICS_FORBIDDEN = "metrics_forbidden"
+
 
 # code -> (HTTP status, default message)
 CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
@@ -116,6 +119,8 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.TOO_MANY_FILES: (400, "Too many files"),
     ErrorCode.FILE_TOO_LARGE: (413, "File is larger than 5 MB"),
     ErrorCode.UNSUPPORTED_FILE_TYPE: (415, "File type is not allowed"),
+    ErrorCode.METRICS_UNAUTHORIZED: (401, "Metrics need Authorization: Bearer <METRICS_TOKEN>"),
+    ErrorCode.METRICS_FORBIDDEN: (403, "Metrics are served only to loopback clients"),
 }
 
 

@@ -38,6 +38,7 @@ from prometheus_client import (  # noqa: E402
 )
 from prometheus_client.core import GaugeMetricFamily  # noqa: E402
 
+from .error_codes import ErrorCode  # noqa: E402
 from .errors import error_response  # noqa: E402
 
 # The `_created` series say when a process first counted something: noise in multiprocess
@@ -182,21 +183,17 @@ def _bearer_matches(request, token: str) -> bool:
 @csrf_exempt
 def metrics_view(request):
     if request.method not in ("GET", "HEAD"):
-        response = error_response(405, "Method not allowed", "method_not_allowed")
+        response = error_response(ErrorCode.METHOD_NOT_ALLOWED)
         response["Allow"] = "GET, HEAD"
         return response
     token = settings.METRICS_TOKEN
     if token:
         if not _bearer_matches(request, token):
-            response = error_response(
-                401, "Metrics need Authorization: Bearer <METRICS_TOKEN>", "metrics_unauthorized"
-            )
+            response = error_response(ErrorCode.METRICS_UNAUTHORIZED)
             response["WWW-Authenticate"] = 'Bearer realm="metrics"'
             return response
     elif not _is_loopback(request):
-        return error_response(
-            403, "Metrics are served only to loopback clients", "metrics_forbidden"
-        )
+        return error_response(ErrorCode.METRICS_FORBIDDEN)
     response = HttpResponse(exposition(), content_type=CONTENT_TYPE_PLAIN_0_0_4)
     response["Cache-Control"] = "no-store"
     return response
