@@ -29,6 +29,7 @@ from ..models import Order
 from .antifraud import antifraud_check
 from .events import emit_event
 from .lifecycle import order_expire
+from .load import requisite_load_take, utc_day
 from .pricing import fee_range_for, method_resolve
 
 CUSTOMER_BANKS = {"sberbank", "vtb", "tinkoff", "alfabank"}
@@ -212,7 +213,8 @@ def _order_place(
             )
 
         now = timezone.now()
-        order = None
+        today = utc_day(now)
+        order, full = None, set()
         for requisite, chosen in matching.candidates(methods=methods, side=side, amounts=amounts):
             fee_amount = fee_for(chosen, rate=fee_range.fee, fixed=fee_range.fixed_fee)
             candidate = Order(
@@ -252,13 +254,21 @@ def _order_place(
                 created_at=now,
                 expires_at=now + timedelta(seconds=ttl),
             )
+            if requisite.pk in full:
+                continue
             try:
                 with transaction.atomic():
-                    candidate.save(force_insert=True)
-            except IntegrityError:
+                    if requisite_load_take(requisite_id=requisite.pk, amount=chosen, today=today):
+                        candidate.save(force_insert=True)
+                        order = candidate
+            except IntegrityError as error:
+                if not matching.slot_taken(error):
+                    raise
                 continue  # a concurrent order took this (requisite, amount): try the next
-            order = candidate
-            break
+            if order is not None:
+                break
+            # No room left under max_pending or daily_limit; a larger amount fits no better.
+            full.add(requisite.pk)
         if order is None:
             raise NoAvailableTraders(
                 "No available traders that match order requirements. Try another amount or payment method"
