@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "orders",
     "forms_ui",
     "disputes",
+    "demo",
 ]
 
 MIDDLEWARE = [

@@ -36,31 +36,3 @@ def test_database_refuses_a_negative_balance(demo):
 
     with pytest.raises(IntegrityError), transaction.atomic():
         Balance.objects.filter(terminal=demo.shop).update(available=Decimal("-1"))
-
-
-def test_seed_demo_twice_leaves_one_copy(demo):
-    from finance.models import ApiKey, PaymentMethod, Terminal, Transaction
-    from orders.models import Requisite
-
-    counts = [
-        Terminal.objects.count(),
-        ApiKey.objects.count(),
-        PaymentMethod.objects.count(),
-        Requisite.objects.count(),
-        Transaction.objects.count(),
-    ]
-    call_command("seed_demo", force=True, verbosity=0)
-    assert counts == [
-        Terminal.objects.count(),
-        ApiKey.objects.count(),
-        PaymentMethod.objects.count(),
-        Requisite.objects.count(),
-        Transaction.objects.count(),
-    ]
-    assert counts == [3, 4, 8, 10, 1]
-
-
-def test_seed_demo_refuses_with_debug_off_without_force(db, settings):
-    settings.DEBUG = False
-    with pytest.raises(CommandError):
-        call_command("seed_demo", verbosity=0)
