@@ -84,12 +84,23 @@ def test_ping_checks_the_key(shop, anonymous):
         ("5000/day", (5000, 86400)),
         ("7", (7, 60)),
         ("3/minute", (3, 60)),
+        ("5/900s", (5, 900)),
+        ("5/15min", (5, 900)),
     ],
 )
 def test_rate_limit_setting_forms(rate, expected):
-    from paymentsvc.throttling import parse_rate
+    from paymentsvc.rates import parse_rate
 
-    assert parse_rate(rate) == expected
+    parsed = parse_rate(rate)
+    assert (parsed.count, parsed.seconds) == expected
+
+
+@pytest.mark.parametrize("rate", ["", "fast", "10/week", "10/0s", "-1/min", "1.5/min"])
+def test_a_rate_setting_that_does_not_parse_names_itself(rate):
+    from paymentsvc.rates import parse_rate
+
+    with pytest.raises(ValueError, match="AUTH_FAILURE_RATE_LIMIT must look like 1200/min"):
+        parse_rate(rate, name="AUTH_FAILURE_RATE_LIMIT")
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
