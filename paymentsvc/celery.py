@@ -1,3 +1,4 @@
+import logging
 import os
 
 from celery import Celery
@@ -37,3 +38,25 @@ app.conf.beat_schedule = {
         "options": {"expires": 1800},
     },
 }
+
+
+# The sweeps above run every few seconds; a line each time they are sent, received and
+# finished buries everything else (make run's banner first). They log themselves when
+# they acted, so celery's own INFO lines about them are dropped; other tasks (webhook
+# deliveries) keep theirs, and warnings and errors always pass.
+PERIODIC_TASKS = frozenset(entry["task"] for entry in app.conf.beat_schedule.values())
+
+
+class QuietPeriodicTasks(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.INFO:
+            return True
+        if record.msg == "Scheduler: Sending due task %s (%s)":  # celery.beat
+            return not (isinstance(record.args, tuple) and record.args[-1] in PERIODIC_TASKS)
+        # celery.worker.strategy ("received") and celery.app.trace ("succeeded")
+        args = record.args
+        return not (isinstance(args, dict) and args.get("name") in PERIODIC_TASKS)
+
+
+for _name in ("celery.beat", "celery.worker.strategy", "celery.app.trace"):
+    logging.getLogger(_name).addFilter(QuietPeriodicTasks())
