@@ -60,7 +60,7 @@ format: dev-venv
 	$(VENV)/bin/ruff check --fix .
 
 bench: dev-venv
-	$(PY) bench/run.py
+	$(PY) -m bench
 
 reliability: dev-venv browser
 	$(PY) -m pytest -q -m "slow" $(PYTEST_ARGS)
