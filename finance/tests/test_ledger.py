@@ -5,34 +5,41 @@ from django.core.management import CommandError, call_command
 
 from finance.models import Balance
 from finance.services import balance_adjust, ledger_check
+from finance.tests.factories import TerminalFactory
 from paymentsvc.errors import InsufficientFunds
 
 
-def test_check_ledger_passes_on_demo_data(demo):
+@pytest.fixture
+def shop(db):
+    TerminalFactory()  # another terminal, with nothing in its ledger
+    return TerminalFactory(available="100000.00")
+
+
+def test_check_ledger_passes_when_balances_match_their_ledger(shop):
     call_command("check_ledger", verbosity=0)
     assert ledger_check() == []
 
 
-def test_check_ledger_fails_when_a_balance_drifts(demo):
-    Balance.objects.filter(terminal=demo.shop).update(available=Decimal("100000.01"))
+def test_check_ledger_fails_when_a_balance_drifts(shop):
+    Balance.objects.filter(terminal=shop).update(available=Decimal("100000.01"))
     with pytest.raises(CommandError):
         call_command("check_ledger", verbosity=0)
     assert [p.field for p in ledger_check()] == ["total"]
 
 
-def test_withdrawal_beyond_available_is_refused_and_changes_nothing(demo):
+def test_withdrawal_beyond_available_is_refused_and_changes_nothing(shop):
     with pytest.raises(InsufficientFunds):
         balance_adjust(
-            terminal_id=demo.shop.pk,
+            terminal_id=shop.pk,
             amount=Decimal("-100000.01"),
             description="too much",
             actor="op",
         )
-    assert Balance.objects.get(terminal=demo.shop).available == Decimal("100000.00")
+    assert Balance.objects.get(terminal=shop).available == Decimal("100000.00")
 
 
-def test_database_refuses_a_negative_balance(demo):
+def test_database_refuses_a_negative_balance(shop):
     from django.db import IntegrityError, transaction
 
     with pytest.raises(IntegrityError), transaction.atomic():
-        Balance.objects.filter(terminal=demo.shop).update(available=Decimal("-1"))
+        Balance.objects.filter(terminal=shop).update(available=Decimal("-1"))

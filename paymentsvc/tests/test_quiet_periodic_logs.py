@@ -18,9 +18,7 @@ def emit(logger: str, level: int, msg: str, args) -> None:
 @pytest.mark.parametrize("task", sorted(PERIODIC_TASKS))
 def test_celery_info_lines_about_periodic_tasks_are_dropped(caplog, task):
     caplog.set_level(logging.INFO)
-    logging.getLogger("celery.beat").info(
-        "Scheduler: Sending due task %s (%s)", "some-entry", task
-    )
+    logging.getLogger("celery.beat").info("Scheduler: Sending due task %s (%s)", "some-entry", task)
     emit("celery.worker.strategy", logging.INFO, trace.LOG_RECEIVED, {"name": task, "id": "1"})
     context = {"name": task, "id": "1", "runtime": 0.01, "return_value": 0}
     emit("celery.app.trace", logging.INFO, trace.LOG_SUCCESS, context)
