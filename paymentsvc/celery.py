@@ -16,7 +16,7 @@ app.autodiscover_tasks()
 # one beat runs, and a missed or doubled tick costs nothing. A sweep that waited in
 # the queue longer than a few of its periods (workers were down) is dropped: the next
 # one does the same work.
-app.conf.beat_schedule = {
+BEAT_SCHEDULE = {
     "expire-orders": {
         "task": "orders.tasks.expire_orders",
         "schedule": 2.0,
@@ -40,11 +40,14 @@ app.conf.beat_schedule = {
 }
 
 
+app.conf.beat_schedule = BEAT_SCHEDULE
+
 # The sweeps above run every few seconds; a line each time they are sent, received and
 # finished buries everything else (make run's banner first). They log themselves when
 # they acted, so celery's own INFO lines about them are dropped; other tasks (webhook
 # deliveries) keep theirs, and warnings and errors always pass.
-PERIODIC_TASKS = frozenset(entry["task"] for entry in app.conf.beat_schedule.values())
+# (From the dict, not app.conf: reading app.conf would load Django's settings at import.)
+PERIODIC_TASKS = frozenset(entry["task"] for entry in BEAT_SCHEDULE.values())
 
 
 class QuietPeriodicTasks(logging.Filter):
