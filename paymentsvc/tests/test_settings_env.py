@@ -8,14 +8,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def clean_environment(**env) -> dict:
+    """What a shell gives a process, and `env`: the variables this test run set for
+    itself (test_settings sets several) must not leak in."""
+    keep = ("PATH", "HOME", "LANG", "TMPDIR")
+    base = {k: os.environ[k] for k in keep if k in os.environ}
+    return base | {"DJANGO_SETTINGS_MODULE": "paymentsvc.settings", "SECRET_KEY": "x" * 50} | env
+
+
 def import_settings(tmp_path, env_file: str, **env) -> subprocess.CompletedProcess:
     (tmp_path / ".env").write_text(env_file)
-    environ = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"VAR_DIR", "DEBUG", "AUTH_FAILURE_RATE_LIMIT"}
-    }
-    environ |= {"ENV_FILE": str(tmp_path / ".env"), "SECRET_KEY": "x" * 50, **env}
+    environ = clean_environment(ENV_FILE=str(tmp_path / ".env"), **env)
     return subprocess.run(
         [sys.executable, "-c", "from paymentsvc import settings; print(settings.VAR_DIR)"],
         cwd=ROOT,
@@ -48,14 +51,11 @@ def test_a_malformed_rate_stops_start_up_naming_the_variable(tmp_path):
 
 def test_django_start_up_makes_the_directories(tmp_path):
     code = "import django; django.setup(); from django.conf import settings; print('ok')"
-    environ = {k: v for k, v in os.environ.items() if k != "DATABASE_URL"}
-    environ |= {
-        "ENV_FILE": str(tmp_path / "none"),
-        "SECRET_KEY": "x" * 50,
-        "VAR_DIR": str(tmp_path / "state"),
-        "CELERY_BROKER_URL": "filesystem://",
-        "DJANGO_SETTINGS_MODULE": "paymentsvc.settings",
-    }
+    environ = clean_environment(
+        ENV_FILE=str(tmp_path / "none"),
+        VAR_DIR=str(tmp_path / "state"),
+        CELERY_BROKER_URL="filesystem://",
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=environ, capture_output=True, text=True
     )
