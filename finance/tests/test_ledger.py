@@ -6,6 +6,7 @@ from django.core.management import CommandError, call_command
 from finance.models import Balance
 from finance.services import balance_adjust, ledger_check
 from finance.tests.factories import TerminalFactory
+from orders.tests.factories import RequisiteFactory, buy_order, sell_order
 from paymentsvc.errors import InsufficientFunds
 
 
@@ -43,3 +44,14 @@ def test_database_refuses_a_negative_balance(shop):
 
     with pytest.raises(IntegrityError), transaction.atomic():
         Balance.objects.filter(terminal=shop).update(available=Decimal("-1"))
+
+
+def test_a_pending_sell_freezes_its_amount_and_fee_and_the_ledger_still_checks(db):
+    method = RequisiteFactory().method
+    shop = TerminalFactory(available="5000.00", methods=[method])
+    buy_order(terminal=shop, method=method, amount="700.00")  # Buy moves no money yet
+    sell_order(terminal=shop, method=method, amount="1000.00")
+    balance = Balance.objects.get(terminal=shop)
+    # 1000 + 3 % + 50 fixed (the factory method's Sell range)
+    assert (balance.available, balance.frozen) == (Decimal("3920.00"), Decimal("1080.00"))
+    assert ledger_check() == []
