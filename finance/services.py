@@ -251,8 +251,8 @@ _PHONE_SEPARATORS = re.compile(r"[\s\-()]")
 _CARD_SEPARATORS = re.compile(r"[\s\-]")
 
 
-def luhn_valid(digits: str) -> bool:
-    """The Luhn check card numbers carry in their last digit."""
+def luhn_ok(digits: str) -> bool:
+    """The card-number checksum (ISO/IEC 7812)."""
     total = 0
     for i, ch in enumerate(reversed(digits)):
         d = int(ch)
@@ -280,7 +280,7 @@ def normalize_account(value: str, method_type: str) -> str:
         )
     if method_type == MethodType.BANK_CARD:
         compact = _CARD_SEPARATORS.sub("", value)
-        if re.fullmatch(r"[0-9]{16,19}", compact) and luhn_valid(compact):
+        if re.fullmatch(r"[0-9]{16,19}", compact) and luhn_ok(compact):
             return compact
         raise InvalidRequest(
             "Invalid customer_account: BankCard takes 16 to 19 digits passing the Luhn check",

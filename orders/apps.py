@@ -7,6 +7,6 @@ class OrdersConfig(AppConfig):
     def ready(self):
         from paymentsvc.auth import register_key_lookup
 
-        from .trader_keys import trader_key_for_digest
+        from .key_lookup import trader_key_for_digest
 
         register_key_lookup("trader", trader_key_for_digest)

@@ -15,7 +15,7 @@ from finance.models import (
     TerminalMethod,
     Transaction,
 )
-from finance.services import luhn_valid
+from finance.services import luhn_ok
 from orders.models import Requisite, Trader, TraderApiKey
 from paymentsvc.keys import hash_key
 
@@ -150,7 +150,7 @@ def test_traders_hold_two_requisites_per_bank_method_with_distinct_traders(demo)
         for requisite in requisites:
             assert requisite.daily_limit == Decimal(100_000_000)
             if name == "Bank card":
-                assert requisite.account.startswith("2200") and luhn_valid(requisite.account)
+                assert requisite.account.startswith("2200") and luhn_ok(requisite.account)
             else:
                 assert requisite.account.startswith("+7999000") and len(requisite.account) == 12
     assert not Requisite.objects.filter(method__name__in=["SBP", "Ozon Bank SBP"]).exists()

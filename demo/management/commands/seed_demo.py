@@ -24,7 +24,7 @@ from finance.services import (
     api_key_issue,
     api_key_revoke,
     balance_credit,
-    luhn_valid,
+    luhn_ok,
     terminal_create,
 )
 from orders.models import Requisite, Trader, TraderApiKey
@@ -169,7 +169,7 @@ BUTTON_METHODS = {
 
 def _luhn_complete(prefix: str) -> str:
     """`prefix` and the one check digit that makes it a valid card number."""
-    return next(prefix + d for d in "0123456789" if luhn_valid(prefix + d))
+    return next(prefix + d for d in "0123456789" if luhn_ok(prefix + d))
 
 
 class Command(BaseCommand):
