@@ -46,16 +46,25 @@ run: venv
 test: dev-venv browser
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
+# The deploy check sees production settings as a deploy sets them: DEBUG off, a secret
+# of production length, a real host name.
+DEPLOY_CHECK_ENV := DJANGO_SETTINGS_MODULE=paymentsvc.settings DEBUG=false \
+  SECRET_KEY=deploy-check-only-not-a-real-secret-7f3c9e1a5b2d8046c1e9a7f35b0d2c84 \
+  PUBLIC_BASE_URL=https://payments.example.com ALLOWED_HOSTS=payments.example.com
+
 lint: dev-venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+	DJANGO_SETTINGS_MODULE=paymentsvc.test_settings $(PY) manage.py makemigrations --check --dry-run
+	env $(DEPLOY_CHECK_ENV) $(PY) manage.py check --deploy --fail-level WARNING
 
 format: dev-venv
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
 bench: dev-venv
-	$(PY) bench/run.py
+	$(PY) -m bench
 
 reliability: dev-venv browser
 	$(PY) -m pytest -q -m "slow" $(PYTEST_ARGS)

@@ -7,6 +7,15 @@ processes × threads × machines must stay under PostgreSQL's max_connections (o
 PgBouncer in front)."""
 
 import os
+from pathlib import Path
+
+import environ
+
+# The same .env the Django settings read (variables already set win), for VAR_DIR.
+_base = Path(__file__).resolve().parent
+_env_file = Path(os.environ.get("ENV_FILE", _base / ".env"))
+if _env_file.exists():
+    environ.Env.read_env(_env_file)
 
 # The cores this process may use (a container's cpuset), not the host's.
 cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -73,3 +82,8 @@ def child_exit(server, worker):
         from prometheus_client import multiprocess
 
         multiprocess.mark_process_dead(worker.pid)
+
+
+# The control socket (gunicornc) lives with the rest of the local state, not in a
+# path shared by every gunicorn of the user ($HOME/.gunicorn/).
+control_socket = str(Path(os.environ.get("VAR_DIR", _base / "var")) / "gunicorn.ctl")

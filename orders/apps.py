@@ -17,3 +17,8 @@ class OrdersConfig(AppConfig):
             "Orders still Pending after their expiry (the expiry sweep is behind).",
             orders_overdue_count,
         )
+        from paymentsvc.auth import register_key_lookup
+
+        from .key_lookup import trader_key_for_digest
+
+        register_key_lookup("trader", trader_key_for_digest)

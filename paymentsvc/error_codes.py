@@ -21,6 +21,7 @@ class ErrorCode(StrEnum):
     CONFLICT = "conflict"
     TOO_MANY_REQUESTS = "too_many_requests"
     RATE_LIMITED = "rate_limited"
+    AUTH_RATE_LIMITED = "auth_rate_limited"
     ERROR = "error"
     INTERNAL_ERROR = "internal_error"
     SERVICE_UNAVAILABLE = "service_unavailable"
@@ -76,6 +77,7 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.CONFLICT: (409, "Conflict"),
     ErrorCode.TOO_MANY_REQUESTS: (429, "Too many requests"),
     ErrorCode.RATE_LIMITED: (429, "Request rate limit exceeded"),
+    ErrorCode.AUTH_RATE_LIMITED: (429, "Too many failed authentications from this address"),
     ErrorCode.ERROR: (400, "Request failed"),
     ErrorCode.INTERNAL_ERROR: (500, "Internal server error"),
     ErrorCode.SERVICE_UNAVAILABLE: (503, "Service temporarily unavailable, try again"),
