@@ -194,7 +194,9 @@ def _order_place(
     form_options: dict | None,
 ) -> Order:
     """One try at creating the order, in one transaction: the anti-fraud cap, a Sell's
-    reserve, the first free (requisite, amount), the order and its event."""
+    reserve, then candidates (requisite, amount) in turn, each in a savepoint: the
+    INSERT (the slot index refuses a taken amount), the order's event, and the
+    requisite's caps (a conditional UPDATE of its load row) last."""
     ttl = settings.ORDER_TTL_BUY_SECONDS if side == Side.BUY else settings.ORDER_TTL_SELL_SECONDS
     with transaction.atomic():
         if user_id is not None:
@@ -216,6 +218,8 @@ def _order_place(
         today = utc_day(now)
         order, full = None, set()
         for requisite, chosen in matching.candidates(methods=methods, side=side, amounts=amounts):
+            if requisite.pk in full:
+                continue
             fee_amount = fee_for(chosen, rate=fee_range.fee, fixed=fee_range.fixed_fee)
             candidate = Order(
                 id=order_id,
@@ -254,36 +258,51 @@ def _order_place(
                 created_at=now,
                 expires_at=now + timedelta(seconds=ttl),
             )
-            if requisite.pk in full:
-                continue
             try:
                 with transaction.atomic():
-                    if requisite_load_take(requisite_id=requisite.pk, amount=chosen, today=today):
-                        candidate.save(force_insert=True)
-                        order = candidate
+                    candidate.save(force_insert=True)
+                    _order_complete_creation(candidate, form_options=form_options)
+                    # The caps last: the requisite's load row stays locked only from
+                    # here to COMMIT, so creations on one requisite queue briefly.
+                    if not requisite_load_take(
+                        requisite_id=requisite.pk, amount=chosen, today=today
+                    ):
+                        raise _NoRoom
+            except _NoRoom:
+                # No room under max_pending or daily_limit; a larger amount fits no better.
+                full.add(requisite.pk)
+                continue
             except IntegrityError as error:
                 if not matching.slot_taken(error):
                     raise
                 continue  # a concurrent order took this (requisite, amount): try the next
-            if order is not None:
-                break
-            # No room left under max_pending or daily_limit; a larger amount fits no better.
-            full.add(requisite.pk)
+            order = candidate
+            break
         if order is None:
             raise NoAvailableTraders(
                 "No available traders that match order requirements. Try another amount or payment method"
             )
-        if reserve is not None and reserve.amount != order.amount + order.fee_amount:
-            balance_void(reserve_id=reserve.pk)
-            order.reserve = balance_reserve(
-                terminal_id=terminal.pk,
-                amount=order.amount + order.fee_amount,
-                reference=str(order_id),
-            )
-            Order.objects.filter(pk=order.pk).update(reserve=order.reserve)
-        if form_options is not None:
-            order.form_url = hooks.form_session_for(order=order, options=form_options)
-            Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
-        emit_event(order, EventType.ORDER_CREATED)
         metrics.order_created(order=order)
     return order
+
+
+class _NoRoom(Exception):
+    """The requisite's max_pending or daily_limit leaves no room for this order."""
+
+
+def _order_complete_creation(order: Order, *, form_options: dict | None) -> None:
+    """What follows the INSERT in the same savepoint: a Sell's reserve re-made for the
+    amount chosen, the form session, the order.created event."""
+    reserve = order.reserve
+    if reserve is not None and reserve.amount != order.amount + order.fee_amount:
+        balance_void(reserve_id=reserve.pk)
+        order.reserve = balance_reserve(
+            terminal_id=order.terminal_id,
+            amount=order.amount + order.fee_amount,
+            reference=str(order.pk),
+        )
+        Order.objects.filter(pk=order.pk).update(reserve=order.reserve)
+    if form_options is not None:
+        order.form_url = hooks.form_session_for(order=order, options=form_options)
+        Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
+    emit_event(order, EventType.ORDER_CREATED)
