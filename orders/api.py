@@ -23,7 +23,7 @@ from paymentsvc.schema import page_schema
 
 from . import selectors, services
 from .models import OrderStatus
-from .render import render_order, render_orders
+from .render import render_order, render_orders, render_rows
 
 
 def _day_before(moment: datetime) -> datetime:
@@ -241,7 +241,7 @@ class OrderCollectionView(TerminalAPIView):
             page = selectors.order_list_numbered_page(
                 qs, page=q["page"], size=q["size"], count_cap=cap
             )
-        page["items"] = render_orders(page["items"])
+        page["items"] = render_rows(page["items"])
         return Response(ok(orders=page))
 
 
@@ -267,7 +267,7 @@ class OrderSearchByClientIdView(TerminalAPIView):
             "page": 1,
             "size": q["size"],
             "pages": 1 if rows else 0,
-            "items": render_orders(rows),
+            "items": render_rows(rows),
         }
         return Response(ok(orders=page))
 

@@ -12,6 +12,7 @@ from paymentsvc.errors import InvalidRequest, NotFound
 from paymentsvc.formats import parse_uuid
 
 from .models import Order, OrderStatus, Trader
+from .render import OrderRow
 
 
 def orders_with_shown_status(qs: QuerySet, status: str | None) -> QuerySet:
@@ -47,7 +48,7 @@ def order_list(
         qs = qs.filter(side=order_side)
     qs = orders_with_shown_status(qs, status)
     prefix = "-" if descending else ""
-    return qs.select_related("method").order_by(f"{prefix}{sort_by}", f"{prefix}id")
+    return qs.order_by(f"{prefix}{sort_by}", f"{prefix}id").values_list(*OrderRow.COLUMNS)
 
 
 def order_list_page(
@@ -142,10 +143,11 @@ def capped_count(qs: QuerySet, *, cap: int) -> tuple[int, bool]:
 
 
 def orders_by_client_order_id(*, terminal: Terminal, client_order_id: str, size: int) -> list:
+    """Rows for render_rows (OrderRow.COLUMNS), newest first."""
     return list(
         Order.objects.filter(terminal=terminal, client_order_id=client_order_id)
-        .select_related("method")
-        .order_by("-created_at", "-id")[:size]
+        .order_by("-created_at", "-id")
+        .values_list(*OrderRow.COLUMNS)[:size]
     )
 
 
