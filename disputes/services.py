@@ -191,6 +191,7 @@ def dispute_open(*, terminal: Terminal, order_id, amount: Decimal, files: list) 
                 order_id=order.pk,
                 event_type=EventType.DISPUTE_CREATED,
                 extra={"dispute": render_dispute(dispute)},
+                actor=f"merchant:{terminal.pk}",
             )
     except IntegrityError:
         _remove([name for name, _, _ in stored])
@@ -205,13 +206,15 @@ def dispute_resolve(*, dispute: Dispute, accept: bool, comment: str, actor: str)
     """An operator's decision. Accepting a dispute on a Buy order that is not Completed
     completes the order with the disputed amount (and credits the merchant that amount
     less the fee on it); on any other order acceptance records the decision only."""
+    # `actor` is the operator's user name; the order and its events name the kind too.
+    operator = f"operator:{actor}"
     with transaction.atomic():
         locked = Dispute.objects.select_for_update().get(pk=dispute.pk)
         if locked.processed:
             raise Conflict("The dispute has already been processed", code="dispute_processed")
         if accept:
             order_complete_by_dispute(
-                order_id=locked.order_id, paid_amount=locked.amount, actor=actor
+                order_id=locked.order_id, paid_amount=locked.amount, actor=operator
             )
         locked.processed = True
         locked.resolution = Resolution.ACCEPTED if accept else Resolution.REJECTED
@@ -226,5 +229,6 @@ def dispute_resolve(*, dispute: Dispute, accept: bool, comment: str, actor: str)
             order_id=locked.order_id,
             event_type=EventType.DISPUTE_PROCESSED,
             extra={"dispute": render_dispute(locked)},
+            actor=operator,
         )
     return locked

@@ -132,15 +132,15 @@ def pending_count_for_user(*, terminal: Terminal, user_id: str) -> int:
     ).count()
 
 
-def _record(order: Order, event_type: str) -> None:
+def _record(order: Order, event_type: str, *, actor: str) -> None:
     """Bump the order's event sequence and put the event in the outbox (the order
     row is already locked by the caller)."""
     order.event_sequence += 1
     Order.objects.filter(pk=order.pk).update(event_sequence=order.event_sequence)
-    _emit(order, event_type)
+    _emit(order, event_type, actor=actor)
 
 
-def _emit(order: Order, event_type: str) -> None:
+def _emit(order: Order, event_type: str, *, actor: str) -> None:
     event_record(
         terminal=order.terminal,
         order_id=order.pk,
@@ -148,6 +148,7 @@ def _emit(order: Order, event_type: str) -> None:
         sequence=order.event_sequence,
         data={"order": render_order(order)},
         webhook_url=order.webhook_url,
+        actor=actor,
     )
 
 
@@ -215,7 +216,10 @@ def order_create(
     webhook_url: str | None = None,
     unique_amount: bool = False,
     form_options: dict | None = None,
+    actor: str | None = None,
 ) -> Order:
+    """`actor`: who creates it, the terminal's merchant unless told (a payer on the
+    payment form)."""
     order_validate_request(
         terminal=terminal,
         side=side,
@@ -272,6 +276,7 @@ def order_create(
         user_id=user_id,
         webhook_url=webhook_url,
         form_options=form_options,
+        actor=actor or f"merchant:{terminal.pk}",
     )
     try:
         return _order_place(**place)
@@ -303,6 +308,7 @@ def _order_place(
     user_id: str | None,
     webhook_url: str | None,
     form_options: dict | None,
+    actor: str,
 ) -> Order:
     """One try at creating the order, in one transaction: the anti-fraud cap, a Sell's
     reserve, the first free (requisite, amount), the order and its event."""
@@ -389,7 +395,7 @@ def _order_place(
         if form_options is not None:
             order.form_url = hooks.form_session_for(order=order, options=form_options)
             Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
-        _emit(order, EventType.ORDER_CREATED)
+        _emit(order, EventType.ORDER_CREATED, actor=actor)
     return order
 
 
@@ -445,6 +451,7 @@ def _close(order: Order, status: str, *, actor: str, paid_amount: Decimal | None
             OrderStatus.CANCELLED: EventType.ORDER_CANCELLED,
             OrderStatus.EXPIRED: EventType.ORDER_EXPIRED,
         }[status],
+        actor=actor,
     )
     return order
 
@@ -535,11 +542,11 @@ def order_complete_by_dispute(*, order_id, paid_amount: Decimal, actor: str) -> 
                 "updated_at",
             ]
         )
-        _record(order, EventType.ORDER_COMPLETED)
+        _record(order, EventType.ORDER_COMPLETED, actor=actor)
         return order
 
 
-def order_event_record(*, order_id, event_type: str, extra: dict) -> None:
+def order_event_record(*, order_id, event_type: str, extra: dict, actor: str) -> None:
     """Record an event about an order from elsewhere (disputes), on the order's own
     sequence, with the current Order beside `extra` in `data`. Runs in the caller's
     transaction; the order row is locked so sequences never repeat."""
@@ -557,6 +564,7 @@ def order_event_record(*, order_id, event_type: str, extra: dict) -> None:
         sequence=order.event_sequence,
         data={**extra, "order": render_order(order)},
         webhook_url=order.webhook_url,
+        actor=actor,
     )
 
 

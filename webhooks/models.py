@@ -21,19 +21,42 @@ class EventType(models.TextChoices):
     DISPUTE_PROCESSED = "dispute.processed", "dispute.processed"
 
 
+class Actor(models.TextChoices):
+    """Who caused an event, as merchants see it (product §12)."""
+
+    MERCHANT = "merchant", "merchant"
+    TRADER = "trader", "trader"
+    OPERATOR = "operator", "operator"
+    PAYER = "payer", "payer"
+    SYSTEM = "system", "system"
+    SANDBOX = "sandbox", "sandbox"
+
+
 class WebhookEvent(models.Model):
+    """An event of an order or a dispute, stored whether or not anyone is notified:
+    the merchant's event log and the order's history. `body` is exactly what is
+    signed and sent, and what the events API answers with."""
+
     id = models.CharField(primary_key=True, max_length=40, editable=False)
     terminal = models.ForeignKey(Terminal, on_delete=models.PROTECT, related_name="webhook_events")
-    order_id = models.UUIDField(db_index=True)
+    order_id = models.UUIDField()
     type = models.CharField(max_length=30, choices=EventType.choices)
     sequence = models.PositiveIntegerField()
+    actor = models.CharField(max_length=10, choices=Actor.choices)
+    livemode = models.BooleanField(default=True)
     payload = models.JSONField()
     # The exact bytes sent (and signed) on every attempt: JSON columns may reorder keys.
     body = models.TextField()
     created_at = models.DateTimeField()
 
     class Meta:
-        ordering = ["-created_at"]
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            # The events list: one terminal's, newest first (filters narrow the same scan).
+            models.Index(fields=["terminal", "-created_at", "-id"], name="event_terminal_newest"),
+            # One order's history, newest first.
+            models.Index(fields=["order_id", "-sequence"], name="event_order_history"),
+        ]
 
     def __str__(self):
         return f"{self.type} #{self.sequence} ({self.id})"
@@ -45,7 +68,7 @@ def new_event_id() -> str:
 
 class DeliveryState(models.TextChoices):
     PENDING = "pending", "pending"
-    SUCCEEDED = "succeeded", "succeeded"
+    DELIVERED = "delivered", "delivered"
     FAILED = "failed", "failed"
 
 
@@ -62,6 +85,7 @@ class WebhookDelivery(models.Model):
     locked_until = models.DateTimeField(null=True, blank=True)
     last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
     last_error = models.CharField(max_length=500, blank=True)
+    delivered_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
