@@ -6,9 +6,6 @@ from datetime import timedelta
 
 import pytest
 import time_machine
-from django.contrib.admin.utils import quote
-from django.test import Client
-from django.urls import reverse
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
@@ -17,44 +14,7 @@ from webhooks.delivery import deliveries_requeue_due, delivery_attempt
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 from webhooks.services import delivery_resend, webhook_secret_rotate
 
-from .receiver import Receiver
-
-SECRET = "whsec_ZGVtby1zaG9wLXdlYmhvb2stc2VjcmV0LTMyYnl0ZXM="
-
-
-@pytest.fixture
-def receiver():
-    r = Receiver()
-    yield r
-    r.close()
-
-
-@pytest.fixture
-def operator(demo) -> Client:
-    """The demo operator, signed in through the admin's login form."""
-    client = Client()
-    response = client.post(
-        "/admin/login/",
-        {"username": "operator", "password": "operator-demo-password", "next": "/admin/"},
-    )
-    assert response.status_code == 302, response.content[:300]
-    return client
-
-
-def event_page(event_id: str) -> str:
-    return reverse("admin:webhooks_webhookevent_change", args=[quote(event_id)])
-
-
-def make_due(delivery):
-    WebhookDelivery.objects.filter(pk=delivery.pk).update(
-        next_attempt_at=timezone.now(), locked_until=None
-    )
-
-
-def deliver_all():
-    for delivery in WebhookDelivery.objects.filter(state="pending").order_by("pk"):
-        make_due(delivery)
-        delivery_attempt(delivery_id=delivery.pk)
+from .conftest import SECRET, deliver_all, event_page, headers_of, make_due
 
 
 def test_events_are_signed_per_standard_webhooks_and_carry_the_order(shop, demo, receiver):
@@ -417,10 +377,6 @@ def test_a_resent_failed_delivery_gets_one_more_attempt(shop, demo, receiver, se
     receiver.status = 200
     assert delivery_attempt(delivery_id=delivery.pk) == "delivered"
     assert len(receiver.requests) == 4
-
-
-def headers_of(request) -> dict:
-    return {k.lower(): v for k, v in request["headers"].items()}
 
 
 def test_after_a_rotation_both_secrets_verify_for_24_hours_then_only_the_new(shop, demo, receiver):
