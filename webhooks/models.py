@@ -38,7 +38,10 @@ class WebhookEvent(models.Model):
     signed and sent, and what the events API answers with."""
 
     id = models.CharField(primary_key=True, max_length=40, editable=False)
-    terminal = models.ForeignKey(Terminal, on_delete=models.PROTECT, related_name="webhook_events")
+    # Indexed by event_terminal_newest, which starts with it.
+    terminal = models.ForeignKey(
+        Terminal, on_delete=models.PROTECT, related_name="webhook_events", db_index=False
+    )
     order_id = models.UUIDField()
     type = models.CharField(max_length=30, choices=EventType.choices)
     sequence = models.PositiveIntegerField()
@@ -74,6 +77,11 @@ class DeliveryState(models.TextChoices):
 
 class WebhookDelivery(models.Model):
     event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
+    # The event's terminal, copied so one terminal's deliveries list newest first from
+    # one index, without a join that grows with every other terminal's traffic.
+    terminal = models.ForeignKey(
+        Terminal, on_delete=models.PROTECT, related_name="webhook_deliveries", db_index=False
+    )
     url = models.CharField(max_length=512)
     state = models.CharField(
         max_length=10, choices=DeliveryState.choices, default=DeliveryState.PENDING
@@ -95,6 +103,7 @@ class WebhookDelivery(models.Model):
             models.Index(
                 fields=["next_attempt_at"], name="delivery_due", condition=Q(state="pending")
             ),
+            models.Index(fields=["terminal", "-id"], name="delivery_terminal_newest"),
         ]
 
     def __str__(self):

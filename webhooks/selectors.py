@@ -47,7 +47,7 @@ def render_events(events) -> list[dict]:
 def delivery_list(
     *, terminal, event_id: str | None = None, order_id=None, status: str | None = None
 ) -> QuerySet[WebhookDelivery]:
-    deliveries = WebhookDelivery.objects.filter(event__terminal=terminal)
+    deliveries = WebhookDelivery.objects.filter(terminal=terminal)
     if event_id is not None:
         deliveries = deliveries.filter(event_id=event_id)
     if order_id is not None:
@@ -60,7 +60,7 @@ def delivery_list(
 def delivery_get(*, terminal, delivery_id) -> WebhookDelivery | None:
     return (
         WebhookDelivery.objects.select_related("event")
-        .filter(event__terminal=terminal, pk=delivery_id)
+        .filter(terminal=terminal, pk=delivery_id)
         .first()
     )
 

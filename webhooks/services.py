@@ -99,7 +99,10 @@ def event_record(
     )
     targets = [webhook_url] if webhook_url else list(dict.fromkeys(terminal.webhook_urls or []))
     deliveries = WebhookDelivery.objects.bulk_create(
-        [WebhookDelivery(event=event, url=url, next_attempt_at=now) for url in targets]
+        [
+            WebhookDelivery(event=event, terminal=terminal, url=url, next_attempt_at=now)
+            for url in targets
+        ]
     )
     ids = [d.pk for d in deliveries]
     if ids:
