@@ -1,6 +1,9 @@
 """Webhook self-service: the terminal's endpoint list and signing-secret rotation."""
 
+from io import StringIO
+
 import pytest
+from django.core.management import call_command
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from conftest import ApiClient, buy_body
@@ -120,3 +123,10 @@ def test_trader_keys_are_401(traders):
     assert traders[0].get("/api/v1/webhooks/endpoints").status_code == 401
     assert traders[0].post("/api/v1/webhooks/secret/rotate").status_code == 401
     assert traders[0].get("/api/v1/webhooks/deliveries").status_code == 401
+
+
+def test_the_make_run_banner_prints_the_demo_signing_secret(demo):
+    out = StringIO()
+    call_command("demo_banner", stdout=out)
+    assert SECRET in out.getvalue()
+    assert Terminal.objects.get(pk=demo.shop.pk).webhook_secret == SECRET
