@@ -138,15 +138,27 @@ class WebhookEventAdmin(admin.ModelAdmin):
         "type",
         "order_id",
         "sequence",
+        "actor",
         "terminal",
         "delivery_states",
         "created_at",
     ]
-    list_filter = ["type", "deliveries__state", "terminal"]
+    list_filter = ["type", "actor", "deliveries__state", "terminal"]
     search_fields = ["=id", "=order_id"]
     date_hierarchy = "created_at"
     inlines = [DeliveryInline]
-    fields = ["id", "terminal", "order_id", "type", "sequence", "created_at", "body", "attempt_log"]
+    fields = [
+        "id",
+        "terminal",
+        "order_id",
+        "type",
+        "sequence",
+        "actor",
+        "livemode",
+        "created_at",
+        "body",
+        "attempt_log",
+    ]
     readonly_fields = fields
     actions = ["resend"]
 
