@@ -50,9 +50,11 @@ def actor_kind(actor: str) -> str:
     kind = actor.split(":", 1)[0].strip().lower()
     if kind in Actor.values:
         return kind
-    if kind in _SYSTEM_ACTORS:
-        return Actor.SYSTEM
-    raise ValueError(f"Unknown actor {actor!r}")
+    if kind not in _SYSTEM_ACTORS:
+        # A caller that names no known kind is a bug to fix, not a reason to fail the
+        # change it records.
+        logger.warning("Unknown actor %r recorded as system", actor)
+    return Actor.SYSTEM
 
 
 def terminal_livemode(terminal) -> bool:

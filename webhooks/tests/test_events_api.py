@@ -15,6 +15,7 @@ from disputes.services import dispute_resolve
 from orders.models import Order
 from orders.services import order_expire_due
 from webhooks.models import WebhookEvent
+from webhooks.services import actor_kind
 
 from .conftest import SECRET, deliver_all
 
@@ -174,3 +175,21 @@ def test_expiry_and_dispute_events_name_system_merchant_and_operator(shop, demo)
         (2, "order.expired", "system"),
         (1, "order.created", "merchant"),
     ]
+
+
+@pytest.mark.parametrize(
+    "actor, kind",
+    [
+        ("merchant:5c54", "merchant"),
+        ("trader:12", "trader"),
+        ("operator:alice", "operator"),
+        ("payer:7", "payer"),
+        ("sandbox:simulate", "sandbox"),
+        ("sandbox", "sandbox"),
+        ("expiry", "system"),
+        ("sweep", "system"),
+        ("something-new", "system"),
+    ],
+)
+def test_actor_kind_is_derived_from_the_detailed_actor(actor, kind):
+    assert actor_kind(actor) == kind
