@@ -3,6 +3,8 @@
 Every route is one terminal's: another terminal's event or delivery is a 404, exactly
 like an unknown one."""
 
+from concurrent.futures import ThreadPoolExecutor, wait
+
 from django.conf import settings
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
@@ -22,6 +24,8 @@ WEBHOOK_URL_MAX_LENGTH = 512
 # Event ids are "msg_" and 32 hex digits; delivery ids are bigint keys.
 EVENT_ID_MAX_LENGTH = 40
 MAX_DELIVERY_ID = 2**63 - 1
+# Setting the URL list looks every host up at once, and waits at most this long.
+URL_CHECK_SECONDS = 5
 
 # --- Schemas: what is sent, field by field ---------------------------------------------
 
@@ -190,20 +194,44 @@ class DeliveryResendView(TerminalAPIView):
 # --- Self-service: endpoints and the signing secret --------------------------------------
 
 
-def webhook_url_problem(url: str) -> str | None:
-    """Why the delivery guard would refuse `url`, or None: a merchant learns it when
-    setting the URL, not from failed deliveries."""
-    problem = http_url_problem(url, max_length=WEBHOOK_URL_MAX_LENGTH)
-    if problem:
-        return problem
-    private_allowed = settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS
-    if not private_allowed and not url.lower().startswith("https://"):
-        return "Must be an https URL"
+def _guard_problem(url: str) -> str | None:
     try:
         resolve_target(url)
     except DeliveryRefused as exc:
         return str(exc)
     return None
+
+
+def webhook_url_problems(urls: list[str]) -> dict[str, str]:
+    """Why the delivery guard would refuse each URL, so a merchant learns it when
+    setting the list rather than from failed deliveries. Where private networks are
+    allowed (development, `make run`), any http(s) URL passes without a lookup, as
+    the guard then lets any address through; otherwise https only, on a host that
+    resolves to public addresses, all hosts looked up at once within a bounded time."""
+    problems = {}
+    for url in urls:
+        problem = http_url_problem(url, max_length=WEBHOOK_URL_MAX_LENGTH)
+        if problem is None and not settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+            if not url.lower().startswith("https://"):
+                problem = "Must be an https URL"
+        if problem:
+            problems[url] = problem
+    if settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+        return problems
+    pending = [url for url in urls if url not in problems]
+    if not pending:
+        return problems
+    pool = ThreadPoolExecutor(max_workers=len(pending))
+    try:
+        futures = {pool.submit(_guard_problem, url): url for url in pending}
+        done, _ = wait(futures, timeout=URL_CHECK_SECONDS)
+        for future, url in futures.items():
+            problem = future.result() if future in done else "Cannot resolve the host in time"
+            if problem:
+                problems[url] = problem
+    finally:
+        pool.shutdown(wait=False)
+    return problems
 
 
 class EndpointsIn(serializers.Serializer):
@@ -219,10 +247,9 @@ class EndpointsIn(serializers.Serializer):
             raise serializers.ValidationError(
                 f"Ensure this field has no more than {MAX_WEBHOOK_URLS} distinct URLs."
             )
-        problems = [(url, webhook_url_problem(url)) for url in urls]
-        refused = [f"{url}: {problem}" for url, problem in problems if problem]
-        if refused:
-            raise serializers.ValidationError(refused)
+        problems = webhook_url_problems(urls)
+        if problems:
+            raise serializers.ValidationError([f"{url}: {p}" for url, p in problems.items()])
         return urls
 
 

@@ -130,3 +130,16 @@ def test_the_make_run_banner_prints_the_demo_signing_secret(demo):
     call_command("demo_banner", stdout=out)
     assert SECRET in out.getvalue()
     assert Terminal.objects.get(pk=demo.shop.pk).webhook_secret == SECRET
+
+
+def test_where_private_networks_are_allowed_any_http_url_is_taken_without_a_lookup(shop):
+    response = put(shop, {"urls": ["https://merchant.invalid/hooks", "http://localhost/x"]})
+    assert response.status_code == 200
+    assert response.json()["urls"] == ["https://merchant.invalid/hooks", "http://localhost/x"]
+
+
+def test_an_unresolvable_host_is_refused_where_the_guard_applies(shop, settings):
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
+    response = put(shop, {"urls": ["https://merchant.invalid/hooks"]})
+    assert response.status_code == 400
+    assert "merchant.invalid" in response.json()["errors"]["urls"][0]
