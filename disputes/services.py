@@ -206,15 +206,13 @@ def dispute_resolve(*, dispute: Dispute, accept: bool, comment: str, actor: str)
     """An operator's decision. Accepting a dispute on a Buy order that is not Completed
     completes the order with the disputed amount (and credits the merchant that amount
     less the fee on it); on any other order acceptance records the decision only."""
-    # `actor` is the operator's user name; the order and its events name the kind too.
-    operator = f"operator:{actor}"
     with transaction.atomic():
         locked = Dispute.objects.select_for_update().get(pk=dispute.pk)
         if locked.processed:
             raise Conflict("The dispute has already been processed", code="dispute_processed")
         if accept:
             order_complete_by_dispute(
-                order_id=locked.order_id, paid_amount=locked.amount, actor=operator
+                order_id=locked.order_id, paid_amount=locked.amount, actor=actor
             )
         locked.processed = True
         locked.resolution = Resolution.ACCEPTED if accept else Resolution.REJECTED
@@ -229,6 +227,6 @@ def dispute_resolve(*, dispute: Dispute, accept: bool, comment: str, actor: str)
             order_id=locked.order_id,
             event_type=EventType.DISPUTE_PROCESSED,
             extra={"dispute": render_dispute(locked)},
-            actor=operator,
+            actor=actor,
         )
     return locked

@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from paymentsvc.actors import Actor
 from paymentsvc.api import TerminalAPIView, ok, page_query, paginate, parse_query
 from paymentsvc.errors import NotFound
 from paymentsvc.formats import http_url_problem
@@ -17,7 +18,7 @@ from paymentsvc.schema import page_schema
 
 from . import selectors, services
 from .delivery import DeliveryRefused, resolve_target
-from .models import Actor, DeliveryState, EventType
+from .models import DeliveryState, EventType
 
 MAX_WEBHOOK_URLS = 10
 WEBHOOK_URL_MAX_LENGTH = 512

@@ -10,6 +10,7 @@ from django.db import models
 from django.db.models import Q
 
 from finance.models import Terminal
+from paymentsvc.actors import Actor
 
 
 class EventType(models.TextChoices):
@@ -19,17 +20,6 @@ class EventType(models.TextChoices):
     ORDER_EXPIRED = "order.expired", "order.expired"
     DISPUTE_CREATED = "dispute.created", "dispute.created"
     DISPUTE_PROCESSED = "dispute.processed", "dispute.processed"
-
-
-class Actor(models.TextChoices):
-    """Who caused an event, as merchants see it (product §12)."""
-
-    MERCHANT = "merchant", "merchant"
-    TRADER = "trader", "trader"
-    OPERATOR = "operator", "operator"
-    PAYER = "payer", "payer"
-    SYSTEM = "system", "system"
-    SANDBOX = "sandbox", "sandbox"
 
 
 class WebhookEvent(models.Model):

@@ -6,9 +6,10 @@ from django.db import transaction
 from django.utils import timezone
 
 from finance.services import terminal_webhook_secret_rotate, terminal_webhook_urls_set
+from paymentsvc.actors import actor_kind
 from paymentsvc.formats import iso_utc
 
-from .models import Actor, DeliveryState, WebhookDelivery, WebhookEvent, new_event_id
+from .models import DeliveryState, WebhookDelivery, WebhookEvent, new_event_id
 
 logger = logging.getLogger(__name__)
 
@@ -38,23 +39,6 @@ def enqueue_deliveries(delivery_ids: list[int]) -> None:
                 len(delivery_ids),
             )
             return
-
-
-# Services name who acted in detail ("trader:<id>", "operator:<name>", "expiry"), and
-# that string stays on the order (closed_by) for audit; events say only which kind.
-_SYSTEM_ACTORS = {"expiry", "sweep", "system"}
-
-
-def actor_kind(actor: str) -> str:
-    """The event's `actor` for a service's detailed actor string."""
-    kind = actor.split(":", 1)[0].strip().lower()
-    if kind in Actor.values:
-        return kind
-    if kind not in _SYSTEM_ACTORS:
-        # A caller that names no known kind is a bug to fix, not a reason to fail the
-        # change it records.
-        logger.warning("Unknown actor %r recorded as system", actor)
-    return Actor.SYSTEM
 
 
 def terminal_livemode(terminal) -> bool:

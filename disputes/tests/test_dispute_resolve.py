@@ -69,7 +69,7 @@ def test_accepting_on_a_pending_buy_completes_it_with_the_claimed_amount(shop, d
         "Completed",
         Decimal("800.00"),
         Decimal("40.00"),  # the demo method's 5 % on the claimed amount
-        "operator:op-1",
+        "op-1",
     )
     assert balance(demo).available == START + Decimal("760.00")
     deposit = Transaction.objects.get(reference=order["id"])
