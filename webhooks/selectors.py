@@ -3,7 +3,8 @@ the indexes hold them (newest first), so a page costs the same however long the 
 
 import json
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from paymentsvc.formats import iso_utc
 
@@ -98,3 +99,14 @@ def render_delivery(delivery: WebhookDelivery, *, with_attempts: bool = False) -
 
 def render_deliveries(deliveries) -> list[dict]:
     return [render_delivery(d) for d in deliveries]
+
+
+def deliveries_due(*, limit: int = 500) -> list[int]:
+    """Deliveries that are due and not claimed by a live worker, oldest first."""
+    now = timezone.now()
+    return list(
+        WebhookDelivery.objects.filter(state=DeliveryState.PENDING, next_attempt_at__lte=now)
+        .filter(Q(locked_until__isnull=True) | Q(locked_until__lt=now))
+        .order_by("next_attempt_at")
+        .values_list("pk", flat=True)[:limit]
+    )

@@ -1,6 +1,4 @@
 import json
-import logging
-import time
 
 from django.db import transaction
 from django.utils import timezone
@@ -10,35 +8,7 @@ from paymentsvc.actors import actor_kind
 from paymentsvc.formats import iso_utc
 
 from .models import DeliveryState, WebhookDelivery, WebhookEvent, new_event_id
-
-logger = logging.getLogger(__name__)
-
-
-# After a failed publish, requests stop trying the broker for a while: a broker that
-# is down costs one slow connection attempt per process per pause, not one per order.
-BROKER_PAUSE_SECONDS = 15
-_broker_paused_until = 0.0
-
-
-def enqueue_deliveries(delivery_ids: list[int]) -> None:
-    """Hand deliveries to the broker. If it is down, nothing is lost: the rows are
-    already committed and the periodic sweep queues them again."""
-    global _broker_paused_until
-    from .tasks import deliver_webhook
-
-    if time.monotonic() < _broker_paused_until:
-        return
-    for delivery_id in delivery_ids:
-        try:
-            deliver_webhook.apply_async(args=[delivery_id], retry=False)
-        except Exception as exc:
-            _broker_paused_until = time.monotonic() + BROKER_PAUSE_SECONDS
-            logger.warning(
-                "Broker unavailable (%s); %d delivery(ies) left to the sweep",
-                exc,
-                len(delivery_ids),
-            )
-            return
+from .tasks import enqueue_deliveries
 
 
 def terminal_livemode(terminal) -> bool:
