@@ -12,6 +12,7 @@ from rest_framework.response import Response
 
 from paymentsvc.actors import Actor
 from paymentsvc.api import TerminalAPIView, ok, page_query, paginate, parse_query
+from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import NotFound
 from paymentsvc.formats import http_url_problem
 from paymentsvc.schema import page_schema
@@ -133,7 +134,7 @@ class EventDetailView(TerminalAPIView):
         if len(event_id) <= EVENT_ID_MAX_LENGTH and "\x00" not in event_id:
             event = selectors.event_get(terminal=self.terminal, event_id=event_id)
         if event is None:
-            raise NotFound("Event not found", code="event_not_found")
+            raise NotFound(code=ErrorCode.EVENT_NOT_FOUND)
         return Response(ok(event=selectors.render_event(event)))
 
 
@@ -151,7 +152,7 @@ def _delivery_of_terminal(terminal, delivery_id: str):
     if delivery_id.isascii() and delivery_id.isdigit() and 0 < int(delivery_id) <= MAX_DELIVERY_ID:
         delivery = selectors.delivery_get(terminal=terminal, delivery_id=int(delivery_id))
     if delivery is None:
-        raise NotFound("Delivery not found", code="delivery_not_found")
+        raise NotFound(code=ErrorCode.DELIVERY_NOT_FOUND)
     return delivery
 
 
