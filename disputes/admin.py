@@ -11,6 +11,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from paymentsvc.errors import ServiceError
+from webhooks.admin import order_history
 
 from . import services
 from .models import Dispute, DisputeFile
@@ -87,6 +88,7 @@ class DisputeAdmin(admin.ModelAdmin):
         "created_at",
         "order_details",
         "decide",
+        "history",
     ]
     fieldsets = [
         (
@@ -106,7 +108,7 @@ class DisputeAdmin(admin.ModelAdmin):
                 ]
             },
         ),
-        ("Order", {"fields": ["order_details"]}),
+        ("Order", {"fields": ["order_details", "history"]}),
     ]
 
     def has_add_permission(self, request):
@@ -193,6 +195,11 @@ class DisputeAdmin(admin.ModelAdmin):
         )
         url = reverse("admin:orders_order_change", args=[o.pk])
         return format_html('<table>{}</table><p><a href="{}">Open the order</a></p>', table, url)
+
+    @admin.display(description="order history (events and webhook deliveries)")
+    def history(self, obj):
+        back = reverse("admin:disputes_dispute_change", args=[obj.pk])
+        return order_history(order_id=obj.order_id, back=back)
 
     def get_urls(self):
         return [

@@ -187,6 +187,7 @@ def dispute_open(*, terminal: Terminal, order_id, amount: Decimal, files: list) 
                 order_id=order.pk,
                 event_type=EventType.DISPUTE_CREATED,
                 extra={"dispute": render_dispute(dispute)},
+                actor=f"merchant:{terminal.pk}",
             )
     except IntegrityError:
         _remove([name for name, _, _ in stored])
@@ -224,5 +225,6 @@ def dispute_resolve(*, dispute: Dispute, accept: bool, comment: str, actor: str)
             order_id=locked.order_id,
             event_type=EventType.DISPUTE_PROCESSED,
             extra={"dispute": render_dispute(locked)},
+            actor=actor,
         )
     return locked

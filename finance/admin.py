@@ -177,7 +177,8 @@ class TerminalAdmin(admin.ModelAdmin):
             self.log_change(request, terminal, "Rotated the webhook signing secret")
             messages.warning(
                 request,
-                f"New webhook secret for {terminal.name}: {secret} — hand it to the merchant now.",
+                f"New webhook secret for {terminal.name}: {secret} — hand it to the merchant now. "
+                "The old one keeps signing beside it for 24 hours.",
             )
 
 

@@ -67,6 +67,10 @@ class Terminal(models.Model):
     form_activated = models.BooleanField(default=False)
     webhook_urls = models.JSONField(default=list, blank=True, help_text="List of URLs")
     webhook_secret = models.CharField(max_length=200, help_text="whsec_ + base64 secret")
+    # After a rotation the old secret keeps signing beside the new one until
+    # webhook_secret_previous_until, so receivers switch without a failed delivery.
+    webhook_secret_previous = models.CharField(max_length=200, blank=True, editable=False)
+    webhook_secret_previous_until = models.DateTimeField(null=True, blank=True, editable=False)
     antifraud_max_pending = models.PositiveIntegerField(
         null=True, blank=True, help_text="Pending orders per user_id; empty: the service default"
     )

@@ -59,6 +59,9 @@ class ErrorCode(StrEnum):
     TOO_MANY_FILES = "too_many_files"
     FILE_TOO_LARGE = "file_too_large"
     UNSUPPORTED_FILE_TYPE = "unsupported_file_type"
+    # Events and webhook deliveries
+    EVENT_NOT_FOUND = "event_not_found"
+    DELIVERY_NOT_FOUND = "delivery_not_found"
 
     METRICS_UNAUTHORIZED = "metrics_unauthorized"
     METRICS_FORBIDDEN = "metrics_forbidden"
@@ -121,6 +124,8 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.TOO_MANY_FILES: (400, "Too many files"),
     ErrorCode.FILE_TOO_LARGE: (413, "File is larger than 5 MB"),
     ErrorCode.UNSUPPORTED_FILE_TYPE: (415, "File type is not allowed"),
+    ErrorCode.EVENT_NOT_FOUND: (404, "Event not found"),
+    ErrorCode.DELIVERY_NOT_FOUND: (404, "Delivery not found"),
     ErrorCode.METRICS_UNAUTHORIZED: (401, "Metrics need Authorization: Bearer <METRICS_TOKEN>"),
     ErrorCode.METRICS_FORBIDDEN: (403, "Metrics are served only to loopback clients"),
 }

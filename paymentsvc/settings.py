@@ -200,6 +200,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "EventTypeEnum": "webhooks.models.EventType",
+        "DeliveryStatusEnum": "webhooks.models.DeliveryState",
+    },
 }
 
 # --- Business settings (decisions.md) -----------------------------------------------------
