@@ -2,15 +2,15 @@ import uuid
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.files.storage import default_storage
 from django.db.models import Q
-from django.http import FileResponse, Http404
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from paymentsvc.errors import ServiceError
+from paymentsvc.files import private_file_response
 
 from . import services
 from .models import Dispute, DisputeFile
@@ -216,18 +216,7 @@ class DisputeAdmin(admin.ModelAdmin):
         if not self.has_view_permission(request, item.dispute):
             raise Http404
         inline = request.GET.get("inline") == "1" and item.content_type.startswith("image/")
-        handle = default_storage.open(item.file.name, "rb")
-        response = FileResponse(
-            handle,
-            content_type=item.content_type,
-            as_attachment=not inline,
-            filename=item.file.name.rsplit("/", 1)[-1],
-        )
-        # The bytes are the merchant's: never let a browser run them as a page.
-        response["X-Content-Type-Options"] = "nosniff"
-        response["Content-Security-Policy"] = "default-src 'none'; img-src 'self'; sandbox"
-        response["Cache-Control"] = "private, no-store"
-        return response
+        return private_file_response(item.file.name, content_type=item.content_type, inline=inline)
 
     def _start(self, request, queryset, decision):
         ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))

@@ -4,6 +4,7 @@ from decimal import Decimal
 
 from django.db.models import Q
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -25,6 +26,7 @@ from paymentsvc.schema import page_schema
 
 from . import services
 from .models import Order, OrderStatus
+from .receipts import receipt_of_order, receipt_response, render_receipt
 from .render import render_order, render_orders
 
 # --- Field types shared by the order and form endpoints ---------------------------------------
@@ -143,6 +145,7 @@ class OrderOut(serializers.Serializer):
     created_at = serializers.CharField()
     updated_at = serializers.CharField()
     expires_at = serializers.CharField()
+    receipts_count = serializers.IntegerField()
 
 
 OrderEnvelope = inline_serializer(
@@ -357,3 +360,42 @@ class TraderOrderCancelView(TraderAPIView):
         order = order_of_trader(self.trader, order_id)
         order = services.order_cancel(order_id=order.pk, actor=f"trader:{self.trader.pk}")
         return Response(ok(order=render_order(order)))
+
+
+class TraderOrderReceiptsView(TraderAPIView):
+    @extend_schema(
+        operation_id="trader_order_receipts",
+        request=None,
+        responses=inline_serializer(
+            "ReceiptList",
+            {
+                "success": serializers.BooleanField(),
+                "message": serializers.CharField(),
+                "receipts": inline_serializer(
+                    "Receipt",
+                    {
+                        "id": serializers.CharField(),
+                        "content_type": serializers.CharField(),
+                        "size": serializers.IntegerField(),
+                        "uploaded_at": serializers.CharField(),
+                    },
+                    many=True,
+                ),
+            },
+        ),
+    )
+    def get(self, request, order_id):
+        order = order_of_trader(self.trader, order_id)
+        receipts = [render_receipt(r) for r in order.receipts.all()]
+        return Response(ok(receipts=receipts))
+
+
+class TraderOrderReceiptView(TraderAPIView):
+    @extend_schema(
+        operation_id="trader_order_receipt",
+        request=None,
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+    )
+    def get(self, request, order_id, receipt_id):
+        order = order_of_trader(self.trader, order_id)
+        return receipt_response(receipt_of_order(order=order, receipt_id=receipt_id))

@@ -26,8 +26,11 @@ def hooks_in(html: str) -> list[str]:
 def test_method_page_lists_methods_with_hooks(shop, client, demo):
     session = create(shop)
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
-    assert html.count('data-testid="method-option"') == 7  # every active method with a Buy range
+    # every active method with a Buy range that some trader serves (not Ozon Bank SBP)
+    assert html.count('data-testid="method-option"') == 6
     assert f'data-method-id="{demo.method_id("Sberbank SBP")}"' in html
+    assert f'data-method-id="{demo.method_id("Ozon Bank SBP")}"' not in html
+    assert "Сбербанк (СБП)" in html and "Банковская карта" in html
     assert "Legacy card" not in html
     assert 'lang="ru"' in html
 
@@ -35,7 +38,7 @@ def test_method_page_lists_methods_with_hooks(shop, client, demo):
 def test_only_methods_that_take_the_amount_are_offered(shop, client, demo):
     session = create(shop, amount="300")  # Bank card starts at 500
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
-    assert html.count('data-testid="method-option"') == 6
+    assert html.count('data-testid="method-option"') == 5
     assert f'data-method-id="{demo.method_id("Bank card")}"' not in html
     response = client.post(
         "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("Bank card")}
@@ -70,7 +73,20 @@ def test_english_on_request(shop, client):
             "/form/", {"session_id": session.pk}, headers={"Accept-Language": "en-US,en;q=0.9"}
         ).content.decode()
     )
+    # ?lang= is remembered in the language cookie; without it, Russian
+    assert "I have paid" in client.get("/form/", {"session_id": session.pk}).content.decode()
+    client.cookies.clear()
     assert "Я оплатил" in client.get("/form/", {"session_id": session.pk}).content.decode()
+
+
+def test_method_names_and_every_text_follow_the_language(shop, client, demo):
+    session = create(shop)
+    english = client.get("/form/", {"session_id": session.pk, "lang": "en"}).content.decode()
+    assert "Bank card" in english and "Choose a payment method" in english
+    assert not re.search("[а-яА-ЯёЁ]", english.replace("Русский", ""))
+    russian = client.get("/form/", {"session_id": session.pk, "lang": "ru"}).content.decode()
+    assert "Банковская карта" in russian and "Сбербанк (СБП)" in russian
+    assert "Bank card" not in russian and "3\u00a0" not in russian
 
 
 def test_each_hook_appears_at_most_once(shop, client):
