@@ -15,7 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from finance.models import Terminal
-from orders.models import Order
+from orders.models import Order, Receipt
 from orders.services import order_complete_by_dispute, order_event_record
 from paymentsvc.errors import Conflict, Forbidden, InvalidRequest, NotFound, ServiceError
 from paymentsvc.files import claim_contradicts, file_sniff, mime_allowed
@@ -204,3 +204,18 @@ def dispute_resolve(*, dispute: Dispute, accept: bool, comment: str, actor: str)
             extra={"dispute": render_dispute(locked)},
         )
     return locked
+
+
+def dispute_receipts(*, dispute: Dispute) -> list[Receipt]:
+    """The payer's receipts on the disputed order: evidence beside the merchant's
+    files (they do not count toward MAX_FILES)."""
+    return list(Receipt.objects.filter(order_id=dispute.order_id))
+
+
+def dispute_receipt(*, receipt_id: int) -> Receipt | None:
+    """One receipt, only when its order has a dispute."""
+    return (
+        Receipt.objects.select_related("order__dispute")
+        .filter(pk=receipt_id, order__dispute__isnull=False)
+        .first()
+    )

@@ -178,7 +178,8 @@ def form_receipt(request):
         return _missing(request)
     upload = request.FILES.get("receipt")
     if session.state not in RECEIPT_STATES or session.order_id is None:
-        return _session_page(request, session, receipt_error="closed", status=409)
+        # The payment closed meanwhile: the page shows what happened to it.
+        return redirect(_page_url(session.pk, language_for(request)))
     try:
         receipt_attach(order_id=session.order_id, upload=upload)
     except ReceiptRefused as exc:

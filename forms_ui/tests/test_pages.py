@@ -86,7 +86,7 @@ def test_method_names_and_every_text_follow_the_language(shop, client, demo):
     assert not re.search("[а-яА-ЯёЁ]", english.replace("Русский", ""))
     russian = client.get("/form/", {"session_id": session.pk, "lang": "ru"}).content.decode()
     assert "Банковская карта" in russian and "Сбербанк (СБП)" in russian
-    assert "Bank card" not in russian and "3\u00a0" not in russian
+    assert "Bank card" not in russian
 
 
 def test_each_hook_appears_at_most_once(shop, client):
@@ -276,3 +276,56 @@ def test_status_endpoint(shop, client):
         client.get("/form/status", {"session_id": session.pk}).json()["state"] == "requisites_found"
     )
     assert client.get("/form/status", {"session_id": "nope"}).status_code == 404
+
+
+def test_a_failed_search_offers_another_method_and_the_way_back(shop, client, demo, settings):
+    settings.FORM_SEARCH_WINDOW_SECONDS = 0
+    urls = {"return_url": "https://shop.example/back"}
+    session = create(shop, urls)
+    # A method no trader serves, picked by a stale page: the search ends at once.
+    client.post(
+        "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("Ozon Bank SBP")}
+    )
+    html = client.get("/form/", {"session_id": session.pk, "lang": "en"}).content.decode()
+    assert 'data-testid="failure-screen"' in html and "Choose another method" in html
+    assert 'href="https://shop.example/back" rel="noopener noreferrer" data-back-to-shop' in html
+    client.post("/form/again", {"session_id": session.pk})
+    session.refresh_from_db()
+    assert session.state == "method_selection" and session.method_id is None
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert 'data-testid="method-option"' in html
+
+
+def test_a_preselected_button_has_no_other_method_to_offer(shop, client, demo, settings):
+    settings.FORM_SEARCH_WINDOW_SECONDS = 0
+    session = create(shop, button_name="SberPay")
+    FormSession.objects.filter(pk=session.pk).update(state="requisites_not_found")
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert 'data-testid="failure-screen"' in html and "data-choose-again" not in html
+    client.post("/form/again", {"session_id": session.pk})
+    session.refresh_from_db()
+    assert session.state == "requisites_not_found"
+
+
+def test_the_qr_code_encodes_the_form_url_with_its_quiet_zone(shop, client):
+    import segno
+
+    from forms_ui.services import form_url
+
+    session = create(shop, button_name="SberPay")
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert html.count('data-testid="continue-on-phone-qr"') == 1
+    drawn = re.search(r'<svg data-testid="continue-on-phone-qr".*?</svg>', html, re.S).group(0)
+    expected = segno.make(form_url(session), error="m", micro=False)
+    path = re.search(r'class="qrline" stroke="#000" d="([^"]+)"', drawn).group(1)
+    assert path in expected.svg_inline(scale=5, border=4, dark="#000", light="#fff")
+    size = (expected.symbol_size(border=4)[0]) * 5
+    assert f'width="{size}"' in drawn  # the 4-module quiet zone is part of the element
+
+
+def test_amounts_are_written_the_russian_way(shop, client):
+    session = create(shop, amount="3100")
+    html = client.get("/form/", {"session_id": session.pk, "lang": "ru"}).content.decode()
+    assert "3\u00a0100,00\u00a0₽" in html
+    html = client.get("/form/", {"session_id": session.pk, "lang": "en"}).content.decode()
+    assert "3,100.00\u00a0₽" in html
