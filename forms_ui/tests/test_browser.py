@@ -9,6 +9,7 @@ import pytest
 from django.test import Client
 
 from conftest import ApiClient, load_demo, trader_for
+from orders.models import Requisite
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
@@ -98,7 +99,7 @@ def test_payer_chooses_a_method_pays_and_is_redirected(live, page):
         support_url=f"{base}/healthz?help=1",
     )
     page.goto(form["form_url"])
-    assert page.locator('[data-testid="method-option"]').count() == 7
+    assert page.locator('[data-testid="method-option"]').count() == 6  # not Ozon: no traders
     assert page.get_by_test_id("support-link").get_attribute("href") == f"{base}/healthz?help=1"
     shot(page, "1-method-choice")
 
@@ -148,21 +149,32 @@ def test_preselected_button_skips_the_method_step_and_speaks_english(live, page)
     )
 
 
-def test_no_requisites_ends_on_the_failure_screen(live, page, settings):
+def test_no_requisites_ends_on_the_failure_screen_with_ways_on(live, page, settings):
     demo, base = live
     settings.FORM_SEARCH_WINDOW_SECONDS = 1
     settings.FORM_SEARCH_RETRY_SECONDS = 1
-    form = create_form()
+    form = create_form(return_url=f"{base}/healthz?back=1")
     page.goto(form["form_url"])
+    # Every card requisite goes away while the payer looks at the list.
+    Requisite.objects.filter(method__name="Bank card").update(is_active=False)
     page.locator(
-        f'[data-testid="method-option"][data-method-id="{demo.method_id("Ozon Bank SBP")}"]'
+        f'[data-testid="method-option"][data-method-id="{demo.method_id("Bank card")}"]'
     ).click()
     page.wait_for_selector("text=Подбираем реквизиты")
     shot(page, "5-searching")
     failure = page.get_by_test_id("failure-screen")
     failure.wait_for(timeout=15000)
     assert failure.get_attribute("data-reason") == "requisites_not_found"
+    assert page.locator("[data-back-to-shop]").get_attribute("href") == f"{base}/healthz?back=1"
     shot(page, "6-requisites-not-found")
+    page.get_by_role("button", name="Выбрать другой способ").click()
+    page.locator('[data-testid="method-option"]').first.wait_for()
+    assert (
+        page.locator(
+            f'[data-testid="method-option"][data-method-id="{demo.method_id("Bank card")}"]'
+        ).count()
+        == 0
+    )
 
 
 def test_order_expiry_ends_on_the_failure_screen(live, page, settings):
