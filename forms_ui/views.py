@@ -9,11 +9,13 @@ from django.urls import reverse
 from django.utils import timezone, translation
 from django.utils.http import urlencode
 from django.views.csrf import csrf_failure as django_csrf_failure
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
 from orders.models import OrderStatus
-from orders.receipts import MAX_RECEIPTS, ReceiptRefused, receipt_attach
+from orders.receipts import MAX_RECEIPT_BYTES, MAX_RECEIPTS, ReceiptRefused, receipt_attach
 from paymentsvc.errors import ServiceError
+from paymentsvc.uploads import UploadSizeLimit
 
 from . import recovery, services
 from .models import FormSession, SessionState
@@ -169,10 +171,18 @@ def form_choose_again(request):
     return _post_action(request, lambda s: recovery.session_choose_again(session_id=s.pk))
 
 
+@csrf_exempt  # checked below, once the size-bounding upload handler is in place
 @require_POST
 def form_receipt(request):
     """A receipt from the payer: a plain multipart form, so it works without script.
-    A refused file shows the page again with the reason; nothing is stored."""
+    A refused file shows the page again with the reason; nothing is stored. A file
+    over the limit costs at most the limit of temporary disk."""
+    request.upload_handlers.insert(0, UploadSizeLimit(request, limit=MAX_RECEIPT_BYTES))
+    return _receipt_post(request)
+
+
+@csrf_protect
+def _receipt_post(request):
     session = _session_or_none(request.POST.get("session_id"))
     if session is None:
         return _missing(request)

@@ -142,3 +142,26 @@ def test_a_dispute_opened_later_shows_the_receipts_to_operators(shop, client, de
     assert url in html
     got = operator.get(url)
     assert got.status_code == 200 and b"".join(got.streaming_content) == content
+
+
+def test_a_receipt_post_needs_its_csrf_token(shop):
+    from django.test import Client
+
+    session = requisites_page(shop)
+    strict = Client(enforce_csrf_checks=True)
+    response = strict.post("/form/receipt", {"session_id": session.pk, "receipt": f.png()})
+    assert response.status_code == 403
+    assert Order.objects.get(pk=session.order_id).receipts_count == 0
+    assert f.stored_files() == set()
+
+
+def test_the_admin_speaks_russian_to_an_operator_who_asks_for_it(client, demo):
+    assert client.login(username="operator", password="operator-demo-password")
+    russian = client.get("/admin/", headers={"Accept-Language": "ru-RU,ru;q=0.9"})
+    assert "Выйти" in russian.content.decode() or "Администрирование" in russian.content.decode()
+    english = client.get("/admin/", headers={"Accept-Language": "en-US"})
+    assert "Log out" in english.content.decode()
+    api = ApiClient("demo-shop-key").get(
+        "/api/v1/order/not-a-uuid", headers={"Accept-Language": "ru"}
+    )
+    assert api.json()["success"] is False and not any("а" <= c <= "я" for c in api.content.decode())
