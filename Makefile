@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 PORT ?= 8000
 
-.PHONY: run test test-sqlite test-postgres lint format bench reliability venv dev-venv browser messages clean
+.PHONY: run test test-sqlite test-postgres lint format bench reliability venv dev-venv browser messages form-screenshots clean
 
 $(VENV)/.base: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,12 @@ bench: dev-venv
 
 reliability: dev-venv browser
 	$(PY) -m pytest -q -m "slow" $(PYTEST_ARGS)
+
+# docs/form.md's screenshots: every state of the payer's page at 390 and 1280 px.
+form-screenshots: dev-venv browser messages
+	rm -f docs/img/form/*.png
+	FORM_SCREENSHOTS_DIR=docs/img/form $(PY) -m pytest -q -p no:randomly \
+	  forms_ui/tests/test_accessibility.py -k every_state
 
 clean:
 	rm -rf $(VENV) var staticfiles

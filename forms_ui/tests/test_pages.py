@@ -160,7 +160,7 @@ def bank_names(html: str) -> list[str]:
 def test_preselected_button_shows_only_that_banks_hint_and_deeplink(shop, client):
     session = create(shop, button_name="TPay")
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
-    assert bank_names(html) == ["T-Bank SBP"]
+    assert bank_names(html) == ["Т-Банк (СБП)"]
     assert "https://www.tbank.ru/mybank/payments/persons/phone/?requisiteNumber=" in html
     assert "sberbank.com" not in html
     assert "Откройте приложение Т-Банка" in html
@@ -178,7 +178,7 @@ def test_customer_bank_narrows_the_banks_to_that_one(shop, client, demo):
     session = create(shop, customer_bank="ALFABANK")
     client.post("/form/choose", {"session_id": session.pk, "method_id": demo.method_id("SBP")})
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
-    assert bank_names(html) == ["Alfa-Bank SBP"]
+    assert bank_names(html) == ["Альфа-Банк (СБП)"]  # the Russian page, Russian names
 
 
 def test_deeplink_carries_the_requisite_and_amount(shop, client):
