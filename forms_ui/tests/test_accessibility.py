@@ -192,3 +192,21 @@ def test_keyboard_only_from_method_choice_to_i_have_paid(live, browser):
         page.wait_for_selector("text=Checking your payment")
     finally:
         context.close()
+
+
+def test_at_1280_px_the_qr_code_decodes_to_the_form_url(live, browser):
+    import zxingcpp
+    from PIL import Image
+
+    context = browser.new_context(viewport=WIDTHS["desktop"])
+    page = context.new_page()
+    try:
+        form = create_form(client_order_id="qr-1", button_name="SberPay")
+        page.goto(form["form_url"])
+        qr = page.get_by_test_id("continue-on-phone-qr")
+        qr.wait_for()
+        image = Image.open(io.BytesIO(qr.screenshot()))  # the element alone: its quiet zone
+        decoded = [r.text for r in zxingcpp.read_barcodes(image)]
+        assert decoded == [form["form_url"]]
+    finally:
+        context.close()
