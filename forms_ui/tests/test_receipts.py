@@ -132,6 +132,7 @@ def test_a_dispute_opened_later_shows_the_receipts_to_operators(shop, client, de
         },
     )
     assert opened.status_code == 201, opened.content  # 5 merchant files beside the receipt
+    assert len(opened.json()["dispute_files"]) == 5
     operator = client
     assert operator.login(username="operator", password="operator-demo-password")
     change = operator.get(f"/admin/disputes/dispute/{opened.json()['dispute_id']}/change/")
