@@ -82,7 +82,7 @@ def receipt_attach(*, order_id, upload) -> Receipt:
     try:
         with transaction.atomic():
             order = Order.objects.select_for_update().get(pk=order_id)
-            if order.status != OrderStatus.PENDING:
+            if order.status != OrderStatus.PENDING or order.is_overdue:
                 raise ReceiptRefused("The order no longer takes receipts", reason="closed")
             if order.receipts_count >= MAX_RECEIPTS:
                 raise ReceiptRefused(
