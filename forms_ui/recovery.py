@@ -4,9 +4,6 @@ payer may pick another method while the session has time left (product.md §13).
 from django.db import transaction
 from django.utils import timezone
 
-from finance.models import PaymentMethod
-from orders.models import Requisite
-
 from .models import FormSession, SessionState
 from .services import SessionStateError
 
@@ -35,17 +32,3 @@ def session_choose_again(*, session_id: str) -> FormSession:
         session.requisites_request_expires_at = None
         session.save()
     return session
-
-
-def methods_that_can_match(methods: list[PaymentMethod]) -> list[PaymentMethod]:
-    """The methods some active trader holds an active requisite for (an aggregate
-    method: any bank's requisite of its type). A method nobody serves is not offered:
-    it could only spin until the search window closes."""
-    live = Requisite.objects.filter(is_active=True, trader__is_active=True)
-    held = set(live.values_list("method_id", flat=True).distinct())
-    held_types = set(live.values_list("method__method_type", "method__currency").distinct())
-    return [
-        m
-        for m in methods
-        if m.pk in held or (m.is_aggregate and (m.method_type, m.currency) in held_types)
-    ]

@@ -14,10 +14,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from orders.models import OrderStatus
 from orders.receipts import MAX_RECEIPT_BYTES, MAX_RECEIPTS, ReceiptRefused, receipt_attach
-from paymentsvc.errors import ServiceError
+from paymentsvc.error_codes import ErrorCode
+from paymentsvc.errors import ServiceError, error_response
 from paymentsvc.uploads import UploadSizeLimit
 
-from . import recovery, services
+from . import offers, recovery, services
 from .models import FormSession, SessionState
 from .qr import qr_svg
 from .selectors import payer_banks
@@ -81,8 +82,8 @@ def _session_page(request, session: FormSession, *, receipt_error: str = "", sta
     state = session.state
     methods = []
     if state == SessionState.METHOD_SELECTION:
-        offered = services.methods_offered(terminal=session.terminal, amount=session.amount)
-        methods = recovery.methods_that_can_match(offered)
+        offered = offers.methods_offered(terminal=session.terminal, amount=session.amount)
+        methods = offers.methods_that_can_match(offered)
     receipts = list(order.receipts.all()) if order else []
     context = {
         "other_lang": "en" if lang == "ru" else "ru",
@@ -129,9 +130,7 @@ def _session_page(request, session: FormSession, *, receipt_error: str = "", sta
 def form_status(request):
     session = _session_or_none(request.GET.get("session_id"))
     if session is None:
-        return JsonResponse(
-            {"success": False, "message": "Not found", "code": "not_found"}, status=404
-        )
+        return error_response(ErrorCode.NOT_FOUND)
     data = {
         "state": session.state,
         "order_status": session.order.shown_status if session.order_id else None,
@@ -193,8 +192,7 @@ def _receipt_post(request):
     try:
         receipt_attach(order_id=session.order_id, upload=upload)
     except ReceiptRefused as exc:
-        status = 413 if exc.reason == "too_large" else 400
-        return _session_page(request, session, receipt_error=exc.reason, status=status)
+        return _session_page(request, session, receipt_error=exc.reason, status=exc.status)
     return redirect(_page_url(session.pk, language_for(request)))
 
 

@@ -12,7 +12,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from paymentsvc.errors import InvalidRequest, NotFound
+from paymentsvc.error_codes import ErrorCode
+from paymentsvc.errors import InvalidRequest
 from paymentsvc.files import (
     claim_contradicts,
     file_sniff,
@@ -32,31 +33,30 @@ ALLOWED_EXACT = ("application/pdf",)
 
 
 class ReceiptRefused(InvalidRequest):
-    """Why a receipt was not taken; `reason` is the key of the payer's message."""
+    """Why a receipt was not taken; `reason` (the code without its prefix) is the key
+    of the payer's message."""
 
-    code = "receipt_refused"
+    code = ErrorCode.RECEIPT_TYPE
 
-    def __init__(self, message: str, *, reason: str):
-        super().__init__(message, code=f"receipt_{reason}")
-        self.reason = reason
+    def __init__(self, message: str | None = None, *, code: ErrorCode):
+        super().__init__(message, code=code)
+        self.reason = self.code.removeprefix("receipt_")
 
 
 def receipt_check(*, upload) -> filetype.Type:
     if upload is None or not upload.size:
-        raise ReceiptRefused("No file was sent", reason="empty")
+        raise ReceiptRefused(code=ErrorCode.RECEIPT_EMPTY)
     if upload.size > MAX_RECEIPT_BYTES:
-        raise ReceiptRefused("File is larger than 5 MB", reason="too_large")
+        raise ReceiptRefused(code=ErrorCode.RECEIPT_TOO_LARGE)
     kind = file_sniff(upload)
     if kind is None or not mime_allowed(kind.mime, prefixes=ALLOWED_PREFIXES, exact=ALLOWED_EXACT):
-        raise ReceiptRefused(
-            "File is not an image or a PDF (judged from its content)", reason="type"
-        )
+        raise ReceiptRefused(code=ErrorCode.RECEIPT_TYPE)
     if claim_contradicts(
         upload.content_type, kind.mime, prefixes=ALLOWED_PREFIXES, exact=ALLOWED_EXACT
     ):
         raise ReceiptRefused(
             f"File is sent as {upload.content_type} but its content is {kind.mime}",
-            reason="type",
+            code=ErrorCode.RECEIPT_TYPE,
         )
     return kind
 
@@ -72,9 +72,9 @@ def receipt_attach(*, order_id, upload) -> Receipt:
     """Attach one receipt to a Pending order; the order's receipts_count follows."""
     kind = receipt_check(upload=upload)
     if Order.objects.filter(pk=order_id, status=OrderStatus.PENDING).count() == 0:
-        raise ReceiptRefused("The order no longer takes receipts", reason="closed")
+        raise ReceiptRefused(code=ErrorCode.RECEIPT_CLOSED)
     if Receipt.objects.filter(order_id=order_id).count() >= MAX_RECEIPTS:
-        raise ReceiptRefused(f"At most {MAX_RECEIPTS} receipts per payment", reason="too_many")
+        raise ReceiptRefused(code=ErrorCode.RECEIPT_TOO_MANY)
     month = timezone.now().strftime("%Y/%m")
     name = default_storage.save(
         f"receipts/{month}/{secrets.token_hex(16)}.{kind.extension}", upload
@@ -83,11 +83,9 @@ def receipt_attach(*, order_id, upload) -> Receipt:
         with transaction.atomic():
             order = Order.objects.select_for_update().get(pk=order_id)
             if order.status != OrderStatus.PENDING or order.is_overdue:
-                raise ReceiptRefused("The order no longer takes receipts", reason="closed")
+                raise ReceiptRefused(code=ErrorCode.RECEIPT_CLOSED)
             if order.receipts_count >= MAX_RECEIPTS:
-                raise ReceiptRefused(
-                    f"At most {MAX_RECEIPTS} receipts per payment", reason="too_many"
-                )
+                raise ReceiptRefused(code=ErrorCode.RECEIPT_TOO_MANY)
             receipt = Receipt.objects.create(
                 order=order,
                 file=name,
@@ -109,15 +107,6 @@ def render_receipt(receipt: Receipt) -> dict:
         "size": receipt.size,
         "uploaded_at": iso_utc(receipt.uploaded_at),
     }
-
-
-def receipt_of_order(*, order: Order, receipt_id: str) -> Receipt:
-    receipt = None
-    if str(receipt_id).isdigit() and len(str(receipt_id)) <= 18:
-        receipt = Receipt.objects.filter(order=order, pk=int(receipt_id)).first()
-    if receipt is None:
-        raise NotFound("Receipt not found", code="receipt_not_found")
-    return receipt
 
 
 def receipt_response(receipt: Receipt, *, inline: bool = False):
