@@ -38,6 +38,7 @@ from prometheus_client import (  # noqa: E402
 )
 from prometheus_client.core import GaugeMetricFamily  # noqa: E402
 
+from .actors import actor_kind  # noqa: E402
 from .error_codes import ErrorCode  # noqa: E402
 from .errors import error_response  # noqa: E402
 
@@ -74,20 +75,12 @@ WEBHOOK_DELIVERIES = Counter(
 )
 
 HTTP_METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
-ACTORS = ("merchant", "trader", "operator", "payer", "system", "sandbox")
-# The lifecycle services' own actor strings ("trader:<id>", "expiry", an operator's
-# user name from the admin) -> the words of product.md §12.
-_ACTOR_ALIASES = {"expiry": "system", "sweep": "system"}
-# Delivery states as stored -> as the API spells them.
-_OUTCOMES = {"succeeded": "delivered"}
 
 
 def actor_label(actor: str) -> str:
-    """The one place an actor string becomes a label value. Anything that names no
-    known actor is an operator: only the admin passes bare user names."""
-    kind = (actor or "").split(":", 1)[0].strip().lower()
-    kind = _ACTOR_ALIASES.get(kind, kind)
-    return kind if kind in ACTORS else "operator"
+    """An actor string as a label value: its kind, by the one rule of
+    paymentsvc.actors (the words of product.md §12, as events carry them)."""
+    return actor_kind(actor)
 
 
 def livemode_label(terminal) -> str:
@@ -113,8 +106,8 @@ def order_transitioned(*, to: str, actor: str) -> None:
 
 
 def webhook_delivery_attempted(*, state: str) -> None:
-    outcome = _OUTCOMES.get(str(state), str(state))
-    WEBHOOK_DELIVERIES.labels(outcome=outcome).inc()
+    # Delivery states are stored as the API spells them (delivered, pending, failed).
+    WEBHOOK_DELIVERIES.labels(outcome=str(state)).inc()
 
 
 def http_request_observed(*, method: str, route: str, status: int, seconds: float) -> None:

@@ -69,6 +69,7 @@ MIDDLEWARE = [
     "paymentsvc.middleware.ApiErrorMiddleware",
     "paymentsvc.middleware.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "paymentsvc.middleware.PageLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -138,7 +139,9 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# API and admin speak English; the payer's form picks Russian or English itself.
+# The API speaks English whatever the client asks; the admin follows the operator's
+# browser (Accept-Language, else English); the payer's form picks Russian or English
+# itself (Russian by default).
 LANGUAGE_CODE = "en"
 LANGUAGES = [("ru", "Русский"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
@@ -200,6 +203,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "EventTypeEnum": "webhooks.models.EventType",
+        "DeliveryStatusEnum": "webhooks.models.DeliveryState",
+    },
 }
 
 # --- Business settings (decisions.md) -----------------------------------------------------

@@ -13,6 +13,7 @@ api_v1 = [
     path("trader/", include("orders.trader_urls")),
     path("form/", include("forms_ui.api_urls")),
     path("disputes/", include("disputes.urls")),
+    path("", include("webhooks.urls")),
     path("ping", PingView.as_view()),
 ]
 

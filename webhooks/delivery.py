@@ -24,6 +24,7 @@ from django.db.models import Q
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
+from finance.services import terminal_webhook_secrets
 from paymentsvc import metrics
 
 from .models import DeliveryState, WebhookAttempt, WebhookDelivery
@@ -164,6 +165,15 @@ async def _post(url: str, headers: dict, body: bytes) -> tuple[int, bytes]:
         resolver.shutdown(wait=False)
 
 
+def sign(terminal, msg_id: str, timestamp: datetime, body: str) -> str:
+    """Standard Webhooks' header: one `v1,` signature per secret that signs now,
+    space-separated; a receiver accepts the message if any of them verifies."""
+    return " ".join(
+        Webhook(secret).sign(msg_id, timestamp, body)
+        for secret in terminal_webhook_secrets(terminal=terminal)
+    )
+
+
 def _send(delivery: WebhookDelivery) -> tuple[int | None, str, str]:
     """(status code or None, error, response excerpt)."""
     event = delivery.event
@@ -174,9 +184,7 @@ def _send(delivery: WebhookDelivery) -> tuple[int | None, str, str]:
             "User-Agent": USER_AGENT,
             "webhook-id": event.id,
             "webhook-timestamp": str(int(timestamp.timestamp())),
-            "webhook-signature": Webhook(event.terminal.webhook_secret).sign(
-                event.id, timestamp, event.body
-            ),
+            "webhook-signature": sign(event.terminal, event.id, timestamp, event.body),
         }
         status_code, excerpt = asyncio.run(_post(delivery.url, headers, event.body.encode()))
     except DeliveryRefused as exc:
@@ -229,7 +237,8 @@ def _outcome_record(
         "updated_at": timezone.now(),
     }
     if not error:
-        update["state"] = DeliveryState.SUCCEEDED
+        update["state"] = DeliveryState.DELIVERED
+        update["delivered_at"] = timezone.now()
     elif attempts <= len(schedule):
         update["next_attempt_at"] = timezone.now() + timedelta(seconds=schedule[attempts - 1])
     else:

@@ -95,7 +95,7 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
         ]
     )
     metrics.order_transitioned(to=status, actor=actor)
-    record_event(order, _EVENT_FOR_STATUS[status])
+    record_event(order, _EVENT_FOR_STATUS[status], actor=actor)
     return order
 
 

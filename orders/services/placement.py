@@ -107,7 +107,10 @@ def order_create(
     webhook_url: str | None = None,
     unique_amount: bool = False,
     form_options: dict | None = None,
+    actor: str | None = None,
 ) -> Order:
+    """`actor`: who creates it, the terminal's merchant unless told (a payer on the
+    payment form)."""
     order_validate_request(
         terminal=terminal,
         side=side,
@@ -161,6 +164,7 @@ def order_create(
         user_id=user_id,
         webhook_url=webhook_url,
         form_options=form_options,
+        actor=actor or f"merchant:{terminal.pk}",
     )
     try:
         return _order_place(**place)
@@ -192,6 +196,7 @@ def _order_place(
     user_id: str | None,
     webhook_url: str | None,
     form_options: dict | None,
+    actor: str,
 ) -> Order:
     """One try at creating the order, in one transaction: the anti-fraud cap, a Sell's
     reserve, then candidates (requisite, amount) in turn, each in a savepoint: the
@@ -261,7 +266,7 @@ def _order_place(
             try:
                 with transaction.atomic():
                     candidate.save(force_insert=True)
-                    _order_complete_creation(candidate, form_options=form_options)
+                    _order_complete_creation(candidate, form_options=form_options, actor=actor)
                     # The caps last: the requisite's load row stays locked only from
                     # here to COMMIT, so creations on one requisite queue briefly.
                     if not requisite_load_take(
@@ -290,7 +295,7 @@ class _NoRoom(Exception):
     """The requisite's max_pending or daily_limit leaves no room for this order."""
 
 
-def _order_complete_creation(order: Order, *, form_options: dict | None) -> None:
+def _order_complete_creation(order: Order, *, form_options: dict | None, actor: str) -> None:
     """What follows the INSERT in the same savepoint: a Sell's reserve re-made for the
     amount chosen, the form session, the order.created event."""
     reserve = order.reserve
@@ -305,4 +310,4 @@ def _order_complete_creation(order: Order, *, form_options: dict | None) -> None
     if form_options is not None:
         order.form_url = hooks.form_session_for(order=order, options=form_options)
         Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
-    emit_event(order, EventType.ORDER_CREATED)
+    emit_event(order, EventType.ORDER_CREATED, actor=actor)

@@ -86,3 +86,14 @@ def test_a_busy_list_reports_its_capped_total_as_an_estimate(shop, demo):
     assert deep["total"] == 7 and deep["has_more"] is True  # at least what it shows
     small = shop.get(URL, {"size": 2, "status": "Cancelled"}).json()["orders"]
     assert (small["total"], small["total_is_estimate"]) == (0, False)
+
+
+def test_a_listed_row_renders_as_the_order_itself(shop, demo):
+    """The list renders rows (OrderRow), the rest of the API model instances: the
+    same order must come out the same either way."""
+    from orders.render import OrderRow, render_order, render_rows
+
+    (order_id,) = create_many(shop, demo, 1, webhook_url="https://example.com/hook")
+    order = Order.objects.select_related("method").get(pk=order_id)
+    rows = Order.objects.filter(pk=order_id).values_list(*OrderRow.COLUMNS)
+    assert render_rows(rows) == [render_order(order)]

@@ -193,7 +193,7 @@ def test_webhook_attempts_count_by_outcome_as_the_api_spells_it(demo_transaction
     assert delivery_attempt(delivery_id=delivery.pk) == "pending"
     WebhookDelivery.objects.filter(pk=delivery.pk).update(next_attempt_at=delivery.created_at)
     receiver.status = 200
-    assert delivery_attempt(delivery_id=delivery.pk) == "succeeded"
+    assert delivery_attempt(delivery_id=delivery.pk) == "delivered"
     after = scrape()
     outcomes = "paymentsvc_webhook_deliveries_total"
     assert (

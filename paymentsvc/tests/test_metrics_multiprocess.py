@@ -17,7 +17,7 @@ from paymentsvc import metrics
 for _ in range({n}):
     metrics.order_transitioned(to="Completed", actor="trader:7")
     metrics.http_request_observed(method="POST", route="/api/v1/order/", status=201, seconds=0.05)
-metrics.webhook_delivery_attempted(state="succeeded")
+metrics.webhook_delivery_attempted(state="delivered")
 """
 
 SCRAPE = """

@@ -113,6 +113,18 @@ HINTS = {
     ),
 }
 
+# The names payers read on the Russian page (demo-data.md "Names shown to payers").
+NAMES_RU = {
+    "SBP": "СБП",
+    "Sberbank SBP": "Сбербанк (СБП)",
+    "T-Bank SBP": "Т-Банк (СБП)",
+    "Alfa-Bank SBP": "Альфа-Банк (СБП)",
+    "VTB SBP": "ВТБ (СБП)",
+    "Bank card": "Банковская карта",
+    "Ozon Bank SBP": "Озон Банк (СБП)",
+    "Legacy card": "Карта (устаревший способ)",
+}
+
 TRADERS = [
     ("Trader One", "demo-trader-1-key"),
     ("Trader Two", "demo-trader-2-key"),
@@ -210,6 +222,7 @@ class Command(BaseCommand):
                     "deeplink_template": deeplink,
                     "hint_ru": hint_ru,
                     "hint_en": hint_en,
+                    "name_ru": NAMES_RU.get(name, ""),
                 },
             )
             for side, spec in ((Side.BUY, buy), (Side.SELL, sell)):
