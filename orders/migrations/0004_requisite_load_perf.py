@@ -52,7 +52,7 @@ def fill_loads(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('orders', '0002_leaner_order_indexes'),
+        ('orders', '0003_order_receipts_page'),
     ]
 
     operations = [
