@@ -34,10 +34,10 @@ def bulk_orders(total: int) -> None:
     sql = f"""
     INSERT INTO orders_order (id, terminal_id, client_order_id, currency, side, method_id, initial_method_id,
       status, requested_amount, amount, fee, fixed_fee, fee_amount, holder_name, holder_account,
-      event_sequence, created_at, updated_at, expires_at, closed_by)
+      event_sequence, created_at, updated_at, expires_at, closed_by, receipts_count)
     SELECT gen_random_uuid(), t.id, 'hist-' || g, 'RUB', 'Buy', m.id, m.id, 'Completed', 1000, 1000 + (g % 5000),
       5, 0, 50, 'H', '+70000000000', 2, now() - (g % 525600) * interval '1 minute' - interval '1 hour',
-      now() - (g % 525600) * interval '1 minute', now(), 'bench'
+      now() - (g % 525600) * interval '1 minute', now(), 'bench', 0
     FROM generate_series((SELECT count(*) FROM orders_order) + 1, {total}) g,
       (SELECT id FROM finance_terminal WHERE name = 'Demo Shop') t,
       (SELECT id FROM finance_paymentmethod WHERE name = 'Sberbank SBP') m;
@@ -84,12 +84,12 @@ def fill_requisite_day(method: str, per_requisite: int) -> None:
     INSERT INTO orders_order (id, terminal_id, client_order_id, currency, side, method_id,
       initial_method_id, requisite_id, trader_id, status, requested_amount, amount, fee,
       fixed_fee, fee_amount, holder_name, holder_account, event_sequence, created_at,
-      updated_at, expires_at, closed_by)
+      updated_at, expires_at, closed_by, receipts_count)
     SELECT gen_random_uuid(), t.id, 'day-' || g, 'RUB', 'Buy', r.method_id, r.method_id, r.id,
       r.trader_id, 'Completed', 1000, 100 + (g % 5000), 5, 0, 50, 'H', '+70000000000', 2,
       date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
         + (g % 3600) * interval '1 second',
-      now(), now(), 'bench'
+      now(), now(), 'bench', 0
     FROM generate_series(1, {per_requisite}) g,
       (SELECT id FROM finance_terminal WHERE name = 'Demo Shop') t,
       (SELECT r.* FROM orders_requisite r JOIN finance_paymentmethod m ON m.id = r.method_id
@@ -108,10 +108,10 @@ def fill_terminal_window(terminal: str, total: int) -> None:
     INSERT INTO orders_order (id, terminal_id, client_order_id, currency, side, method_id,
       initial_method_id, status, requested_amount, amount, fee, fixed_fee, fee_amount,
       holder_name, holder_account, event_sequence, created_at, updated_at, expires_at,
-      closed_by)
+      closed_by, receipts_count)
     SELECT gen_random_uuid(), t.id, 'win-' || g, 'RUB', 'Buy', m.id, m.id, 'Completed', 1000,
       1000 + (g % 5000), 5, 0, 50, 'H', '+70000000000', 2,
-      now() - interval '1 hour' - (g % 79200) * interval '1 second', now(), now(), 'bench'
+      now() - interval '1 hour' - (g % 79200) * interval '1 second', now(), now(), 'bench', 0
     FROM generate_series(1, {total}) g,
       (SELECT id FROM finance_terminal WHERE name = '{terminal}') t,
       (SELECT id FROM finance_paymentmethod WHERE name = 'Sberbank SBP') m;

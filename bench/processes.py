@@ -33,11 +33,11 @@ def django_side(*args: str) -> str:
     return out.splitlines()[-1] if out else ""
 
 
-def start(cmd: list[str]) -> subprocess.Popen:
+def start(cmd: list[str], env: dict | None = None) -> subprocess.Popen:
     proc = subprocess.Popen(
         cmd,
         cwd=ROOT,
-        env=ENV,
+        env={**ENV, **(env or {})},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -96,8 +96,8 @@ NO_RECYCLING = ["--max-requests", "0"]
 CONFIGS = [(os.cpu_count() + 1, 1), (os.cpu_count() + 1, 4), (2, 4), (2, 8), (5, 1)]
 
 
-def start_web(*flags: str) -> subprocess.Popen:
-    web = start([*GUNICORN, *NO_RECYCLING, *flags, "paymentsvc.wsgi"])
+def start_web(*flags: str, env: dict | None = None) -> subprocess.Popen:
+    web = start([*GUNICORN, *NO_RECYCLING, *flags, "paymentsvc.wsgi"], env=env)
     wait_ready()
     return web
 

@@ -102,9 +102,18 @@ def report(r: dict) -> None:
             f"| {workers} × {threads} | {fmt(create)} | {fmt(base)} | "
             f"{create['rps'] / base['rps']:.2f} |"
         )
+    default = next(iter(sweep))
     body += [
         "",
-        f"Most order creations per second in this run: {best[0]} × {best[1]}.",
+        f"Most order creations per second in this run: {best[0]} × {best[1]}. "
+        + (
+            "That is gunicorn.conf.py's default."
+            if best == default
+            else f"gunicorn.conf.py's default ({default[0]} × {default[1]}) made "
+            f"{sweep[default][0]['rps'] / sweep[best][0]['rps']:.0%} of that; "
+            "the default follows what earlier runs found fastest, as one run on a "
+            "shared machine may rank close layouts either way."
+        ),
     ]
 
     s = r["scale"]
@@ -238,6 +247,37 @@ def report(r: dict) -> None:
         f"{verdict(grew_little)}."
         + (" (A gunicorn worker was replaced during the run.)" if m["restarted"] else ""),
     ]
+
+    if r.get("pgbouncer"):
+        pgb = r["pgbouncer"]
+        errors = sum(t["errors"] + b["errors"] for t, b in pgb["points"].values())
+        works = not pgb["problems"] and errors == 0
+        goals.append(
+            (
+                "works through PgBouncer (transaction pooling)",
+                f"{errors} errors, {len(pgb['problems'])} wrong answers",
+                works,
+            )
+        )
+        body += [
+            "",
+            "## Through PgBouncer (transaction pooling)",
+            "",
+            "The same gunicorn with Debian's PgBouncer between it and PostgreSQL "
+            "(`pool_mode = transaction`, 6 server connections, PGBOUNCER_TRANSACTION_MODE=true, "
+            "CONN_MAX_AGE=0): each endpoint in alternating slices with ping through the same "
+            "PgBouncer, 16 clients.",
+            "",
+            "| endpoint | result | ping in the same slices | ratio |",
+            "|---|---|---|---|",
+            *(
+                f"| {name} | {fmt(t)} | {fmt(b)} | {t['rps'] / b['rps']:.2f} |"
+                for name, (t, b) in pgb["points"].items()
+            ),
+            "",
+            f"Non-2xx answers: {errors}."
+            + (f" Wrong answers: {'; '.join(pgb['problems'])}." if pgb["problems"] else ""),
+        ]
 
     lines = [
         "# Benchmarks",

@@ -32,6 +32,7 @@ from .load import (
     search_as,
     side_by_side,
 )
+from .pgbouncer import check_answers, start_pgbouncer, through_pgbouncer_env
 from .processes import CONFIGS, children, django_side, rss_kb, start_web, stop, stop_all
 from .report import report
 from .webhooks import Receiver, webhook_rates
@@ -154,6 +155,8 @@ def main():
             "worker": (before[1], after[1]),
             "restarted": sorted(children(web.pid)) != sorted(web_pids),
         }
+        stop(web)
+        results["pgbouncer"] = through_pgbouncer(method_id, seed["id"])
     finally:
         stop_all()
     results["minutes"] = (time.perf_counter() - began) / 60
@@ -190,6 +193,33 @@ def busy_terminal() -> dict:
     ):
         points[name] = side_by_side(make(busy), make(quiet), 8)
     return points
+
+
+def through_pgbouncer(method_id: str, order_id: str) -> dict:
+    """The same server with PgBouncer (transaction pooling) between it and PostgreSQL:
+    every kind of request answered, and each endpoint side by side with ping through
+    the same PgBouncer at 16 clients."""
+    bouncer = start_pgbouncer()
+    if bouncer is None:
+        return {}
+    try:
+        web = start_web(env=through_pgbouncer_env())
+        try:
+            settle_orders()
+            run(ping, 8, 1)  # warm-up
+            points = {
+                name: side_by_side(make, ping, 16)
+                for name, make in (
+                    ("create", create_buy(method_id)),
+                    ("list", order_list),
+                    ("lookup", lookup(order_id)),
+                )
+            }
+            return {"problems": check_answers(), "points": points}
+        finally:
+            stop(web)
+    finally:
+        stop(bouncer)
 
 
 def client_cpu_share() -> float:

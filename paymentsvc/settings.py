@@ -109,6 +109,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # Behind PgBouncer in transaction mode (docs/scale.md) a session is not ours from
+    # one transaction to the next: no server-side cursors (they outlive a statement).
+    # Nothing else the service does keeps session state (advisory locks are the
+    # transaction-scoped kind, and parameters are bound on the client).
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env.bool(
+        "PGBOUNCER_TRANSACTION_MODE", default=False
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache (rate limits) ----------------------------------------------------------
