@@ -1,11 +1,11 @@
 """gunicorn for the web process. Sized for a 2-core machine by default (3 processes ×
-1 thread): a request spends most of its time in Python, not waiting on PostgreSQL
-(a few milliseconds of SQL in 10-20 ms), so extra threads in a process only queue
-on its GIL; `make bench` compares layouts and found one thread per process (cores + 1
-processes) fastest (docs/benchmarks.md). Override with WEB_CONCURRENCY and
-GUNICORN_THREADS (more threads help when requests wait on slow I/O). Each thread may
-hold one database connection (CONN_MAX_AGE), so processes × threads × machines must
-stay under PostgreSQL's max_connections (or put PgBouncer in front)."""
+4 threads): `make bench` compares layouts (docs/benchmarks.md), and on this shared
+machine, where a COMMIT's WAL flush and every round trip to PostgreSQL can wait long,
+threads kept the cores busy: one thread per process made about half the order
+creations of 3 × 4 (on an idle machine, where requests are mostly Python, the layouts
+come closer). Override with WEB_CONCURRENCY and GUNICORN_THREADS. Each thread may hold
+one database connection (CONN_MAX_AGE), so processes × threads × machines must stay
+under PostgreSQL's max_connections (or put PgBouncer in front)."""
 
 import os
 from pathlib import Path
@@ -24,7 +24,7 @@ cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os
 bind = os.environ.get("GUNICORN_BIND", f"0.0.0.0:{os.environ.get('PORT', '8000')}")
 workers = int(os.environ.get("WEB_CONCURRENCY", (cores or 1) + 1))
 worker_class = "gthread"
-threads = int(os.environ.get("GUNICORN_THREADS", 1))
+threads = int(os.environ.get("GUNICORN_THREADS", 4))
 # No request should take this long; a stuck one is killed and its process replaced.
 timeout = 30
 graceful_timeout = 20

@@ -110,9 +110,9 @@ def report(r: dict) -> None:
             "That is gunicorn.conf.py's default."
             if best == default
             else f"gunicorn.conf.py's default ({default[0]} × {default[1]}) made "
-            f"{sweep[default][0]['rps'] / sweep[best][0]['rps']:.0%} of that; "
-            "the default follows what earlier runs found fastest, as one run on a "
-            "shared machine may rank close layouts either way."
+            f"{sweep[default][0]['rps'] / sweep[best][0]['rps']:.0%} of that (the layouts "
+            "run one after another, so a busy moment on the shared machine can rank close "
+            "layouts either way)."
         ),
     ]
 
@@ -177,7 +177,7 @@ def report(r: dict) -> None:
             "The order list (`size=50`, default 24-hour window) and the search by "
             "client_order_id at 8 clients, for a terminal with 100 thousand orders inside "
             "the window, in alternating slices with a terminal that has 1 thousand. The "
-            "list's `total` is counted up to ORDER_LIST_COUNT_CAP (10,000; beyond it a "
+            "list's `total` is counted up to ORDER_LIST_COUNT_CAP (1,000; beyond it a "
             "lower bound with `total_is_estimate`), its page read off the index.",
             "",
             "| query | 1 thousand orders today | 100 thousand orders today | cost ratio | goal |",
