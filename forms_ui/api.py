@@ -1,27 +1,61 @@
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from finance.models import Currency, Side
+from finance.models import ButtonName, Currency, Side
 from orders.api import AmountField, ClientOrderIdField, HttpUrlField
+from orders.services import CUSTOMER_BANKS
 from paymentsvc.api import TerminalAPIView, page_query, paginate, parse_query
 from paymentsvc.formats import parse_uuid
 from paymentsvc.idempotency import idempotent
-from paymentsvc.schema import page_schema
+from paymentsvc.schema import any_case_pattern, page_schema
 
 from . import services
 from .models import FormSession, SessionState
 from .render import render_created, render_item
 
 
+@extend_schema_field({"type": "string", "enum": [Side.BUY], "description": "Only Buy"})
+class FormSideField(serializers.ChoiceField):
+    """Sell is read and refused by the service with its own message (400)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=Side.choices, **kwargs)
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "nullable": True,
+        "pattern": any_case_pattern(ButtonName.values),
+        "description": "Any letter case. A button the terminal does not offer is 400 "
+        "`button_not_offered` (Demo Shop offers SberPay, TPay and AlfaPay).",
+    }
+)
+class ButtonNameField(serializers.CharField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "nullable": True,
+        "pattern": any_case_pattern(sorted(CUSTOMER_BANKS)),
+        "description": "Preselected bank, any letter case",
+    }
+)
+class CustomerBankField(serializers.CharField):
+    pass
+
+
 class FormOrderDataIn(serializers.Serializer):
     client_order_id = ClientOrderIdField()
-    order_side = serializers.ChoiceField(choices=Side.choices)
-    button_name = serializers.CharField(required=False, allow_null=True, max_length=20)
+    order_side = FormSideField()
+    button_name = ButtonNameField(required=False, allow_null=True, max_length=20)
     amount = AmountField()
     user_id = serializers.CharField(required=False, allow_null=True, max_length=255)
     unique_amount = serializers.BooleanField(required=False, allow_null=True, default=False)
-    customer_bank = serializers.CharField(required=False, allow_null=True, max_length=30)
+    customer_bank = CustomerBankField(required=False, allow_null=True, max_length=30)
 
 
 class FormCreateIn(serializers.Serializer):

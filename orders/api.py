@@ -4,6 +4,7 @@ from decimal import Decimal
 
 from django.db.models import Q
 from django.utils import timezone
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -21,7 +22,7 @@ from paymentsvc.api import (
 from paymentsvc.errors import InvalidRequest, NotFound
 from paymentsvc.formats import http_url_problem, parse_uuid
 from paymentsvc.idempotency import idempotent
-from paymentsvc.schema import page_schema
+from paymentsvc.schema import any_case_pattern, page_schema
 
 from . import services
 from .models import Order, OrderStatus
@@ -50,30 +51,65 @@ class HttpUrlField(serializers.CharField):
         return validate_http_url(value, max_length=self.url_max_length)
 
 
-NUMERIC_STRING = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)", re.ASCII)
+# A positive amount with at most 18 digits before the point and 2 after it
+# (surrounding spaces allowed). The schema
+# and the server use this one pattern, so "schema-valid" and "accepted" agree.
+AMOUNT_PATTERN = r"^\s*0*(?:[1-9][0-9]{0,17}(?:\.[0-9]{1,2})?|\.(?:0[1-9]|[1-9][0-9]?))\s*$"
+_AMOUNT_STRING = re.compile(AMOUNT_PATTERN)
+# JSON numbers arrive as Decimal; a binary float's artifacts of a 2-place amount
+# (0.57 written as 0.5700000000000001) are read as that amount.
+_FLOAT_NOISE = Decimal("1e-9")
 
 
 @extend_schema_field(
     {
         "oneOf": [
-            {"type": "string", "pattern": r"^[0-9]{1,18}(\.[0-9]{1,2})?$", "example": "1000.00"},
-            {"type": "number", "minimum": 0.01, "maximum": 1e17},
+            {"type": "string", "pattern": AMOUNT_PATTERN, "example": "1000.00"},
+            {
+                "type": "number",
+                "minimum": 0.01,
+                "maximum": 1e17,
+                "multipleOf": 0.01,
+            },
         ],
-        "description": "Decimal, at most two places, greater than zero",
+        "description": "Decimal greater than zero with at most two places: a string "
+        '(preferred, e.g. "1000.00") or a JSON number',
     }
 )
 class AmountField(serializers.DecimalField):
     def __init__(self, **kwargs):
-        super().__init__(max_digits=20, decimal_places=2, min_value=Decimal("0.01"), **kwargs)
+        super().__init__(
+            max_digits=20,
+            decimal_places=2,
+            min_value=Decimal("0.01"),
+            **kwargs,
+        )
 
     def to_internal_value(self, data):
         if isinstance(data, bool):
             self.fail("invalid")
-        # Decimal() itself also takes "1_000", "1e3" and other scripts' digits; a
-        # numeric string here is plain ASCII digits with an optional point.
-        if isinstance(data, str) and not NUMERIC_STRING.fullmatch(data.strip()):
-            self.fail("invalid")
+        if isinstance(data, str):
+            # Decimal() itself also takes " 1", "1_000", "1e3" and other scripts'
+            # digits; an amount string is exactly the schema's pattern.
+            if not _AMOUNT_STRING.fullmatch(data):
+                self.fail("invalid")
+        elif isinstance(data, Decimal) and data.is_finite():
+            rounded = data.quantize(Decimal("0.01"))
+            if abs(rounded - data) < _FLOAT_NOISE:
+                data = rounded
         return super().to_internal_value(data)
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "pattern": AMOUNT_PATTERN,
+        "example": "1000.00",
+        "description": "Decimal greater than zero with at most two places",
+    }
+)
+class FormAmountField(AmountField):
+    """An amount sent as a form field (multipart), where every value is text."""
 
 
 class ClientOrderIdField(serializers.CharField):
@@ -115,6 +151,64 @@ class OrderCreateIn(serializers.Serializer):
     support_url = HttpUrlField()
     return_url = HttpUrlField()
     customer_bank = serializers.CharField(required=False, allow_null=True, max_length=30)
+
+
+def _given(*names: str) -> dict:
+    """JSON Schema: each of `names` is present and not null."""
+    return {"required": list(names), "properties": {n: {"not": {"enum": [None]}} for n in names}}
+
+
+class OrderCreateInScheme(OpenApiSerializerExtension):
+    """The rules between fields of an order request, in the schema (api.md §3,
+    decisions.md §6): exactly one way of choosing the method; nspk_code only with
+    method_type; customer_account null for Buy and required for Sell; the aggregate SBP
+    (method_type SBP without nspk_code) only for Buy."""
+
+    target_class = OrderCreateIn
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        if direction != "request":
+            return schema
+        schema["properties"]["customer_bank"]["pattern"] = any_case_pattern(
+            sorted(services.CUSTOMER_BANKS)
+        )
+        schema["allOf"] = [
+            {"anyOf": [_given("payment_method_id"), _given("method_type")]},
+            {"not": _given("payment_method_id", "method_type")},
+            {"anyOf": [{"not": _given("nspk_code")}, _given("method_type")]},
+            {
+                "oneOf": [
+                    {
+                        "properties": {
+                            "order_side": {"enum": ["Buy"]},
+                            "customer_account": {"enum": [None]},
+                        }
+                    },
+                    {
+                        "properties": {
+                            "order_side": {"enum": ["Sell"]},
+                            "customer_account": {"type": "string", "minLength": 1},
+                        },
+                        "required": ["customer_account"],
+                        "not": {
+                            "properties": {
+                                "method_type": {"enum": ["SBP"]},
+                                "nspk_code": {"enum": [None]},
+                            },
+                            "required": ["method_type"],
+                        },
+                    },
+                ]
+            },
+        ]
+        schema["description"] = (
+            "Exactly one of payment_method_id and method_type; nspk_code only with "
+            "method_type. Buy: customer_account null. Sell: customer_account required "
+            "(SBP: a Russian phone number, +7 and 10 digits; BankCard: 16 to 19 digits "
+            "passing the Luhn check), and not the aggregate SBP method."
+        )
+        return schema
 
 
 class OrderOut(serializers.Serializer):
@@ -187,7 +281,11 @@ def filter_status(qs, status: str | None):
 
 class OrderCollectionView(TerminalAPIView):
     @extend_schema(
-        operation_id="order_create", request=OrderCreateIn, responses={201: OrderEnvelope}
+        operation_id="order_create",
+        request=OrderCreateIn,
+        responses={201: OrderOut},
+        description="Creates an order and answers 201 with the bare Order object (no "
+        "success/message wrapper, unlike the lookups).",
     )
     def post(self, request):
         return idempotent(request, self, lambda: self._create(request))

@@ -33,7 +33,8 @@ def _fingerprint(request) -> str:
         try:
             parsed = json.loads(request.body or b"null")
             digest.update(json.dumps(parsed, sort_keys=True, separators=(",", ":")).encode())
-        except ValueError:
+        except (ValueError, RecursionError):
+            # Not JSON, or nested too deeply to read: the parser answers 400 for it.
             digest.update(request.body)
     return digest.hexdigest()
 

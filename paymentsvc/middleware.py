@@ -3,6 +3,7 @@ import logging
 from django.conf import settings
 
 from .errors import error_response
+from .formats import querydict_holds_nul
 
 logger = logging.getLogger("paymentsvc.errors")
 
@@ -23,6 +24,11 @@ class ApiErrorMiddleware:
     }
 
     def __call__(self, request):
+        if request.path.startswith("/api/") and querydict_holds_nul(request.GET):
+            # The database cannot hold a NUL; no query reaches it with one.
+            return error_response(
+                400, "Malformed request: NUL characters are not accepted", "malformed_request"
+            )
         response = self.get_response(request)
         if (
             response.status_code >= 400

@@ -191,6 +191,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The form takes only Buy; orders take Buy and Sell.
+    "ENUM_NAME_OVERRIDES": {
+        "OrderSideEnum": "finance.models.Side",
+        "FormOrderSideEnum": [("Buy", "Buy")],
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "paymentsvc.schema.forbid_nul_hook",
+        "paymentsvc.schema.response_headers_hook",
+    ],
 }
 
 # --- Business settings (decisions.md) -----------------------------------------------------
