@@ -78,7 +78,8 @@ def parse_query(serializer_class, request, *, many_fields: tuple[str, ...] = ())
         if key in many_fields:
             values = []
             for raw in request.query_params.getlist(key):
-                values.extend(v for v in raw.split(",") if v != "")
+                # An empty item ("", "SBP,") is refused by the field like any unknown value.
+                values.extend(raw.split(","))
             data[key] = values
         else:
             data[key] = request.query_params.get(key)

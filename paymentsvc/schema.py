@@ -151,8 +151,38 @@ IDEMPOTENCY_NOTE = (
 )
 
 
+# What a creation's 201 leads to (OpenAPI links): the order it made can be read and
+# cancelled, a form session and a dispute can be found by their ids.
+LINKS = {
+    "order_create": {
+        "GetOrder": {"operationId": "order_get", "parameters": {"order_id": "$response.body#/id"}},
+        "CancelOrder": {
+            "operationId": "order_cancel",
+            "parameters": {"order_id": "$response.body#/id"},
+        },
+        "FindOrderByClientOrderId": {
+            "operationId": "order_search_by_client_order_id",
+            "parameters": {"id": "$response.body#/client_order_id"},
+        },
+    },
+    "form_create": {
+        "SearchFormSession": {
+            "operationId": "form_search",
+            "parameters": {"session_id": "$response.body#/form_data/session_id"},
+        }
+    },
+    "dispute_create": {
+        "SearchDispute": {
+            "operationId": "dispute_search",
+            "parameters": {"dispute_id": "$response.body#/dispute_id"},
+        }
+    },
+}
+
+
 def response_headers_hook(result, generator, request, public):
-    """drf-spectacular postprocessing hook: the response headers the API sends."""
+    """drf-spectacular postprocessing hook: the response headers the API sends and
+    the links from what a creation returns to the operations that use it."""
     for path in result.get("paths", {}).values():
         for operation in path.values():
             if not isinstance(operation, dict):
@@ -162,6 +192,9 @@ def response_headers_hook(result, generator, request, public):
                 operation["description"] = operation.get("description", "") + IDEMPOTENCY_NOTE
                 for response in responses.values():
                     response.setdefault("headers", {}).update(REPLAYED_HEADER)
+            links = LINKS.get(operation.get("operationId"))
+            if links and "201" in responses:
+                responses["201"]["links"] = links
             if "429" in responses:
                 responses["429"].setdefault("headers", {}).update(RETRY_AFTER_HEADER)
     return result
