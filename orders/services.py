@@ -251,7 +251,7 @@ def order_create(
         if account_is_blacklisted(customer_account):
             raise Conflict("Customer account is blacklisted", code="customer_account_blacklisted")
 
-    methods = matching.concrete_methods(method)
+    methods = matching.concrete_methods(method, terminal=terminal)
     amounts = [
         a
         for a in matching.candidate_amounts(amount, unique_amount)
