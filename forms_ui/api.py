@@ -1,3 +1,4 @@
+from django.db.models import Q
 from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -186,14 +187,13 @@ class FormSearchView(TerminalAPIView):
         if "currency" in q:
             qs = qs.filter(currency=q["currency"])
         if "state" in q:
-            # States follow orders; bring due sessions up to date before filtering on them.
-            for session_id in list(
-                qs.exclude(state__in=services.FINAL_SESSION_STATES).values_list("pk", flat=True)[
-                    :500
-                ]
-            ):
-                services.session_sync(session_id=session_id)
-            qs = qs.filter(state=q["state"])
+            # A read writes nothing (product.md §17): a session not yet in a final state
+            # is judged by the state it shows, as the page and the items do.
+            live = qs.exclude(state__in=services.FINAL_SESSION_STATES).select_related("order")
+            showing = [s.pk for s in live.iterator() if services.shown_state(s) == q["state"]]
+            qs = qs.filter(
+                Q(state=q["state"], state__in=services.FINAL_SESSION_STATES) | Q(pk__in=showing)
+            )
         qs = qs.select_related("terminal", "method", "order").order_by("-created_at", "-pk")
         return Response(
             paginate(
