@@ -26,7 +26,7 @@ from paymentsvc.schema import any_case_pattern, page_schema
 
 from . import services
 from .models import Order, OrderStatus
-from .render import render_order, render_orders
+from .render import render_order, render_orders, render_trader_order, render_trader_orders
 
 # --- Field types shared by the order and form endpoints ---------------------------------------
 
@@ -239,22 +239,28 @@ class OrderOut(serializers.Serializer):
     expires_at = serializers.CharField()
 
 
-OrderEnvelope = inline_serializer(
-    "OrderResponse",
-    {
-        "success": serializers.BooleanField(),
-        "message": serializers.CharField(),
-        "order": OrderOut(),
-    },
-)
-OrderPage = inline_serializer(
-    "OrderPage",
-    {
-        "success": serializers.BooleanField(),
-        "message": serializers.CharField(),
-        "orders": page_schema("OrderPageBody", OrderOut(many=True)),
-    },
-)
+def order_envelopes(prefix: str, item: type[serializers.Serializer]):
+    """The {success, message, order} and {success, message, orders: page} schemas."""
+    envelope = inline_serializer(
+        f"{prefix}Response",
+        {
+            "success": serializers.BooleanField(),
+            "message": serializers.CharField(),
+            "order": item(),
+        },
+    )
+    page = inline_serializer(
+        f"{prefix}Page",
+        {
+            "success": serializers.BooleanField(),
+            "message": serializers.CharField(),
+            "orders": page_schema(f"{prefix}PageBody", item(many=True)),
+        },
+    )
+    return envelope, page
+
+
+OrderEnvelope, OrderPage = order_envelopes("Order", OrderOut)
 
 
 class OrderListQuery(page_query(10), DateRangeMixin):
@@ -407,6 +413,31 @@ class OrderCancelView(TerminalAPIView):
 # --- Traders' API -----------------------------------------------------------------------
 
 
+class TraderOrderOut(serializers.Serializer):
+    """What a trader needs to pay or receive; nothing of the merchant's."""
+
+    id = serializers.CharField()
+    order_side = serializers.ChoiceField(choices=Side.choices)
+    currency = serializers.CharField()
+    amount = serializers.CharField()
+    paid_amount = serializers.CharField(allow_null=True)
+    status = serializers.ChoiceField(choices=OrderStatus.choices)
+    method_id = serializers.CharField()
+    method_name = serializers.CharField()
+    method_type = serializers.CharField()
+    requisite_id = serializers.CharField(allow_null=True)
+    holder_name = serializers.CharField()
+    holder_account = serializers.CharField()
+    customer_account = serializers.CharField(allow_null=True, help_text="Sell only")
+    customer_bank = serializers.CharField(allow_null=True, help_text="Sell only")
+    created_at = serializers.CharField()
+    updated_at = serializers.CharField()
+    expires_at = serializers.CharField()
+
+
+TraderOrderEnvelope, TraderOrderPage = order_envelopes("TraderOrder", TraderOrderOut)
+
+
 class TraderOrderListQuery(page_query(10)):
     status = serializers.ChoiceField(choices=OrderStatus.choices, required=False)
     order_side = serializers.ChoiceField(choices=Side.choices, required=False)
@@ -416,7 +447,7 @@ class TraderOrderListView(TraderAPIView):
     @extend_schema(
         operation_id="trader_order_list",
         parameters=[TraderOrderListQuery],
-        responses=OrderPage,
+        responses=TraderOrderPage,
     )
     def get(self, request):
         q = parse_query(TraderOrderListQuery, request)
@@ -429,7 +460,7 @@ class TraderOrderListView(TraderAPIView):
             .order_by("-created_at", "-id")
         )
         return Response(
-            ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_orders))
+            ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_trader_orders))
         )
 
 
@@ -442,16 +473,16 @@ def order_of_trader(trader, order_id) -> Order:
 
 
 class TraderOrderConfirmView(TraderAPIView):
-    @extend_schema(operation_id="trader_order_confirm", request=None, responses=OrderEnvelope)
+    @extend_schema(operation_id="trader_order_confirm", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
         order = order_of_trader(self.trader, order_id)
         order = services.order_confirm(order_id=order.pk, actor=f"trader:{self.trader.pk}")
-        return Response(ok(order=render_order(order)))
+        return Response(ok(order=render_trader_order(order)))
 
 
 class TraderOrderCancelView(TraderAPIView):
-    @extend_schema(operation_id="trader_order_cancel", request=None, responses=OrderEnvelope)
+    @extend_schema(operation_id="trader_order_cancel", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
         order = order_of_trader(self.trader, order_id)
         order = services.order_cancel(order_id=order.pk, actor=f"trader:{self.trader.pk}")
-        return Response(ok(order=render_order(order)))
+        return Response(ok(order=render_trader_order(order)))
