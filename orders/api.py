@@ -2,6 +2,7 @@ import re
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 
+from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiSerializerExtension
@@ -23,6 +24,7 @@ from paymentsvc.errors import InvalidRequest, NotFound
 from paymentsvc.formats import http_url_problem, parse_uuid
 from paymentsvc.idempotency import idempotent
 from paymentsvc.schema import any_case_pattern, page_schema
+from webhooks.delivery import DeliveryRefused, resolve_target
 
 from . import services
 from .models import Order, OrderStatus
@@ -151,6 +153,16 @@ class OrderCreateIn(serializers.Serializer):
     support_url = HttpUrlField()
     return_url = HttpUrlField()
     customer_bank = serializers.CharField(required=False, allow_null=True, max_length=30)
+
+    def validate_webhook_url(self, value):
+        """A URL the delivery guard would refuse is refused now, so the merchant learns
+        it at once rather than from failed deliveries (product.md §17)."""
+        if value and not settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+            try:
+                resolve_target(value)
+            except DeliveryRefused as exc:
+                raise serializers.ValidationError(f"Webhooks cannot be delivered there: {exc}")
+        return value
 
 
 def _given(*names: str) -> dict:
