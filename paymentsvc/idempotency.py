@@ -4,6 +4,7 @@ import hashlib
 import json
 from datetime import timedelta
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.http import HttpResponse
 from django.utils import timezone
@@ -58,6 +59,57 @@ def _run(request, view, handler) -> HttpResponse:
     return _render(response)
 
 
+def _in_flight() -> HttpResponse:
+    return error_response(
+        409, "A request with this Idempotency-Key is still in progress", "idempotency_in_flight"
+    )
+
+
+def _claim(*, scope: str, key: str, fingerprint: str):
+    """(record, None) when this request now owns the key; (None, response) when the
+    key answers for itself (replay, 422, 409)."""
+    for _attempt in range(3):
+        try:
+            with transaction.atomic():
+                record = IdempotencyRecord.objects.create(
+                    scope=scope, key=key, fingerprint=fingerprint
+                )
+            return record, None
+        except IntegrityError:
+            record = IdempotencyRecord.objects.filter(scope=scope, key=key).first()
+        if record is None:
+            # The first request failed and removed its record after our insert
+            # collided with it: the key is free again.
+            continue
+        ttl = timedelta(seconds=settings.IDEMPOTENCY_TTL_SECONDS)
+        if record.created_at <= timezone.now() - ttl:
+            # Older than 24 hours: never replayed, whether or not the purge has run.
+            IdempotencyRecord.objects.filter(pk=record.pk, created_at=record.created_at).delete()
+            continue
+        if record.fingerprint != fingerprint:
+            return None, error_response(
+                422,
+                "Idempotency-Key was already used with a different request body",
+                "idempotency_key_reused",
+            )
+        if not record.in_flight:
+            replay = HttpResponse(
+                bytes(record.body), status=record.status_code, content_type="application/json"
+            )
+            replay["Idempotent-Replayed"] = "true"
+            return None, replay
+        # The first request's work and its stored response commit together, so a
+        # record still in flight long after it began belongs to a request that died
+        # before committing anything: taking it over cannot do the work twice.
+        if record.created_at > timezone.now() - STALE_AFTER:
+            return None, _in_flight()
+        taken = IdempotencyRecord.objects.filter(pk=record.pk, created_at=record.created_at).update(
+            created_at=timezone.now()
+        )
+        return (record, None) if taken else (None, _in_flight())
+    return None, _in_flight()
+
+
 def idempotent(request, view, handler) -> HttpResponse:
     """Run `handler` (returning a DRF Response) at most once per Idempotency-Key."""
     key = request.META.get(HEADER)
@@ -78,41 +130,9 @@ def idempotent(request, view, handler) -> HttpResponse:
     )
     fingerprint = _fingerprint(request)
 
-    try:
-        with transaction.atomic():
-            record = IdempotencyRecord.objects.create(scope=scope, key=key, fingerprint=fingerprint)
-    except IntegrityError:
-        record = IdempotencyRecord.objects.get(scope=scope, key=key)
-        if record.fingerprint != fingerprint:
-            return error_response(
-                422,
-                "Idempotency-Key was already used with a different request body",
-                "idempotency_key_reused",
-            )
-        if not record.in_flight:
-            replay = HttpResponse(
-                bytes(record.body), status=record.status_code, content_type="application/json"
-            )
-            replay["Idempotent-Replayed"] = "true"
-            return replay
-        # The first request's work and its stored response commit together, so a
-        # record still in flight long after it began belongs to a request that died
-        # before committing anything: taking it over cannot do the work twice.
-        if record.created_at > timezone.now() - STALE_AFTER:
-            return error_response(
-                409,
-                "A request with this Idempotency-Key is still in progress",
-                "idempotency_in_flight",
-            )
-        taken = IdempotencyRecord.objects.filter(pk=record.pk, created_at=record.created_at).update(
-            created_at=timezone.now()
-        )
-        if not taken:
-            return error_response(
-                409,
-                "A request with this Idempotency-Key is still in progress",
-                "idempotency_in_flight",
-            )
+    record, answer = _claim(scope=scope, key=key, fingerprint=fingerprint)
+    if answer is not None:
+        return answer
 
     try:
         with transaction.atomic():

@@ -64,3 +64,21 @@ def test_overlong_key_is_400(shop, demo):
     response = shop.post(URL, buy_body(demo), headers={"Idempotency-Key": "x" * 256})
     assert response.status_code == 400
     assert Order.objects.count() == 0
+
+
+def test_a_record_older_than_a_day_is_never_replayed_even_unpurged(shop, demo):
+    from datetime import timedelta
+
+    import time_machine
+    from django.utils import timezone
+
+    body = buy_body(demo, amount="1000.00", unique_amount=True)
+    first = shop.post(URL, body, headers={"Idempotency-Key": "old"})
+    assert first.status_code == 201
+    with time_machine.travel(timezone.now() + timedelta(hours=24, minutes=1)):
+        assert IdempotencyRecord.objects.filter(key="old").exists()  # not purged
+        again = shop.post(URL, body, headers={"Idempotency-Key": "old"})
+    assert again.status_code == 201, again.content
+    assert "Idempotent-Replayed" not in again
+    assert again.json()["id"] != first.json()["id"]
+    assert Order.objects.count() == 2
