@@ -260,3 +260,18 @@ def test_status_endpoint(shop, client):
         client.get("/form/status", {"session_id": session.pk}).json()["state"] == "requisites_found"
     )
     assert client.get("/form/status", {"session_id": "nope"}).status_code == 404
+
+
+def test_a_nul_in_the_forms_inputs_gets_the_forms_own_answer(shop, client):
+    session = create(shop)
+    sid = session.pk
+    page = client.get("/form/", {"session_id": sid + "\x00"})
+    assert page.status_code == 404 and b"<html" in page.content.lower()
+    status = client.get("/form/status", {"session_id": "\x00" + sid})
+    assert status.status_code == 404 and status.json()["code"] == "not_found"
+    paid = client.post("/form/paid", {"session_id": sid + "\x00"})
+    assert paid.status_code == 404
+    chosen = client.post("/form/choose", {"session_id": sid, "method_id": "\x00"})
+    assert chosen.status_code == 302
+    session.refresh_from_db()
+    assert session.state == "method_selection"
