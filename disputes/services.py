@@ -165,7 +165,7 @@ def _remove(names: list[str]) -> None:
 
 def claim_ceiling(order: Order) -> Decimal | None:
     """The most a dispute on `order` may claim: the top of its method's ranges for
-    its side (product.md §17)."""
+    its side."""
     return FeeRange.objects.filter(method_id=order.method_id, side=order.side).aggregate(
         top=Max("max_amount")
     )["top"]

@@ -187,7 +187,7 @@ class FormSearchView(TerminalAPIView):
         if "currency" in q:
             qs = qs.filter(currency=q["currency"])
         if "state" in q:
-            # A read writes nothing (product.md §17): a session not yet in a final state
+            # A read writes nothing: a session not yet in a final state
             # is judged by the state it shows, as the page and the items do.
             live = qs.exclude(state__in=services.FINAL_SESSION_STATES).select_related("order")
             showing = [s.pk for s in live.iterator() if services.shown_state(s) == q["state"]]

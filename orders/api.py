@@ -156,7 +156,7 @@ class OrderCreateIn(serializers.Serializer):
 
     def validate_webhook_url(self, value):
         """A URL the delivery guard would refuse is refused now, so the merchant learns
-        it at once rather than from failed deliveries (product.md §17)."""
+        it at once rather than from failed deliveries."""
         if value and not settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
             try:
                 resolve_target(value)
@@ -171,8 +171,7 @@ def _given(*names: str) -> dict:
 
 
 class OrderCreateInScheme(OpenApiSerializerExtension):
-    """The rules between fields of an order request, in the schema (api.md §3,
-    decisions.md §6): exactly one way of choosing the method; nspk_code only with
+    """The rules between fields of an order request, in the schema: exactly one way of choosing the method; nspk_code only with
     method_type; customer_account null for Buy and required for Sell; the aggregate SBP
     (method_type SBP without nspk_code) only for Buy."""
 

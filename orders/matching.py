@@ -28,7 +28,7 @@ UNIQUE_AMOUNT_STEPS = 10  # amount .. amount + 9, in whole steps of 1
 
 def concrete_methods(method: PaymentMethod, *, terminal) -> list[PaymentMethod]:
     """The bank methods an (aggregate) method stands for on `terminal`: only those
-    enabled on it (product.md §17), as for a method named directly."""
+    enabled on it, as for a method named directly."""
     if not method.is_aggregate:
         return [method]
     return list(

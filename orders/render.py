@@ -44,7 +44,7 @@ def render_orders(orders) -> list[dict]:
 
 
 def render_trader_order(order: Order) -> dict:
-    """The Order as its trader sees it (product.md §17): what to pay or receive, and
+    """The Order as its trader sees it: what to pay or receive, and
     nothing that is the merchant's (no webhook, form or redirect URLs, no client order
     id or user id, nothing naming the merchant or its terminal, no merchant fees)."""
     method = order.method

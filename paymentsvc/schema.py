@@ -93,8 +93,8 @@ class TraderKeyScheme(OpenApiAuthenticationExtension):
         }
 
 
-# No string the API takes may hold a NUL character (the database cannot store one,
-# product.md §17): every free-text string in the schema says so with a pattern.
+# No string the API takes may hold a NUL character (the database cannot store one):
+# every free-text string in the schema says so with a pattern.
 NO_NUL_PATTERN = r"^[^\x00]*$"
 
 

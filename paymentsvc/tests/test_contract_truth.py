@@ -1,4 +1,4 @@
-"""The schema says what the API does (product.md §17): the create answers the bare
+"""The schema says what the API does: the create answers the bare
 Order, amounts of 0 are not schema-valid, the method rule is in the schema, NUL
 characters and deep nesting are 400s."""
 
