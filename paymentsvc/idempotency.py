@@ -1,11 +1,14 @@
 """Idempotency-Key for the POSTs that create things (decisions §6b)."""
 
+import fcntl
 import hashlib
 import json
+import os
 from datetime import timedelta
+from pathlib import Path
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.http import HttpResponse
 from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
@@ -15,7 +18,45 @@ from .errors import ServiceError, api_exception_handler, error_response
 from .models import IdempotencyRecord
 
 HEADER = "HTTP_IDEMPOTENCY_KEY"
-STALE_AFTER = timedelta(minutes=2)
+
+
+class KeyLock:
+    """Held for the life of the request that owns a key, by something that dies with
+    it: on PostgreSQL a session advisory lock of the request's connection (freed when
+    the process or its connection dies, on every machine); on SQLite, whose database
+    is one machine's file, an flock on a per-key file (freed by the OS when the
+    process dies). A repeat that can take the lock knows the owner is gone."""
+
+    def __init__(self, scope: str, key: str):
+        digest = hashlib.sha256(f"{scope}\n{key}".encode()).digest()
+        self.number = int.from_bytes(digest[:8], "big", signed=True)
+        self.name = digest.hex()[:32]
+        self._fd = None
+
+    def acquire(self) -> bool:
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_try_advisory_lock(%s)", [self.number])
+                return bool(cursor.fetchone()[0])
+        directory = Path(settings.VAR_DIR) / "idempotency-locks"
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(directory / self.name, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True
+
+    def release(self) -> None:
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [self.number])
+        elif self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
 
 
 def _fingerprint(request) -> str:
@@ -65,15 +106,19 @@ def _in_flight() -> HttpResponse:
     )
 
 
-def _claim(*, scope: str, key: str, fingerprint: str):
-    """(record, None) when this request now owns the key; (None, response) when the
-    key answers for itself (replay, 422, 409)."""
+def _claim(*, scope: str, key: str, fingerprint: str, lock: KeyLock):
+    """(record, None) when this request now owns the key (and holds `lock`); (None,
+    response) when the key answers for itself (replay, 422, 409)."""
     for _attempt in range(3):
         try:
             with transaction.atomic():
                 record = IdempotencyRecord.objects.create(
                     scope=scope, key=key, fingerprint=fingerprint
                 )
+            if not lock.acquire():
+                # A request that took the record over a moment ago holds it.
+                IdempotencyRecord.objects.filter(pk=record.pk, in_flight=True).delete()
+                return None, _in_flight()
             return record, None
         except IntegrityError:
             record = IdempotencyRecord.objects.filter(scope=scope, key=key).first()
@@ -99,14 +144,17 @@ def _claim(*, scope: str, key: str, fingerprint: str):
             replay["Idempotent-Replayed"] = "true"
             return None, replay
         # The first request's work and its stored response commit together, so a
-        # record still in flight long after it began belongs to a request that died
+        # record in flight whose owner's lock is free belongs to a request that died
         # before committing anything: taking it over cannot do the work twice.
-        if record.created_at > timezone.now() - STALE_AFTER:
+        if not lock.acquire():
             return None, _in_flight()
         taken = IdempotencyRecord.objects.filter(pk=record.pk, created_at=record.created_at).update(
             created_at=timezone.now()
         )
-        return (record, None) if taken else (None, _in_flight())
+        if taken:
+            return record, None
+        lock.release()
+        return None, _in_flight()
     return None, _in_flight()
 
 
@@ -130,7 +178,8 @@ def idempotent(request, view, handler) -> HttpResponse:
     )
     fingerprint = _fingerprint(request)
 
-    record, answer = _claim(scope=scope, key=key, fingerprint=fingerprint)
+    lock = KeyLock(scope, key)
+    record, answer = _claim(scope=scope, key=key, fingerprint=fingerprint, lock=lock)
     if answer is not None:
         return answer
 
@@ -143,6 +192,8 @@ def idempotent(request, view, handler) -> HttpResponse:
     except BaseException:
         IdempotencyRecord.objects.filter(pk=record.pk, in_flight=True).delete()
         raise
+    finally:
+        lock.release()
     return response
 
 

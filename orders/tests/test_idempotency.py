@@ -39,13 +39,55 @@ def test_business_errors_are_stored_and_replayed(shop, demo):
     assert second["Idempotent-Replayed"] == "true"
 
 
+def hold_key_lock(scope: str, key: str):
+    """Hold a key's lock from another thread (its own connection and file
+    description), as a request still running elsewhere would."""
+    import threading
+
+    from django.db import connection
+
+    from paymentsvc.idempotency import KeyLock
+
+    held, release = threading.Event(), threading.Event()
+
+    def run():
+        lock = KeyLock(scope, key)
+        try:
+            if lock.acquire():
+                held.set()
+                release.wait(30)
+                lock.release()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    assert held.wait(10)
+    return release, thread
+
+
 def test_key_in_flight_is_409(shop, demo):
     body = buy_body(demo)
     shop.post(URL, body, headers={"Idempotency-Key": "slow"})
     IdempotencyRecord.objects.filter(key="slow").update(in_flight=True, body=None, status_code=None)
-    response = shop.post(URL, body, headers={"Idempotency-Key": "slow"})
+    release, thread = hold_key_lock(f"terminal:{demo.shop.pk}", "slow")
+    try:
+        response = shop.post(URL, body, headers={"Idempotency-Key": "slow"})
+    finally:
+        release.set()
+        thread.join()
     assert response.status_code == 409
     assert response.json()["code"] == "idempotency_in_flight"
+
+
+def test_a_key_whose_owner_died_is_free_at_once(shop, demo):
+    body = buy_body(demo, unique_amount=True)
+    shop.post(URL, body, headers={"Idempotency-Key": "dead"})
+    # In flight, and nobody holds its lock: the request that owned it is gone.
+    IdempotencyRecord.objects.filter(key="dead").update(in_flight=True, body=None, status_code=None)
+    response = shop.post(URL, body, headers={"Idempotency-Key": "dead"})
+    assert response.status_code == 201, response.content
+    assert not IdempotencyRecord.objects.get(key="dead").in_flight
 
 
 def test_keys_are_scoped_to_the_terminal(shop, closed_shop, demo):
