@@ -1,18 +1,16 @@
-from django.db.models import Q
 from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from finance.models import ButtonName, Currency, Side
-from orders.api import AmountField, ClientOrderIdField, HttpUrlField
 from orders.services import CUSTOMER_BANKS
 from paymentsvc.api import TerminalAPIView, page_query, paginate, parse_query
-from paymentsvc.formats import parse_uuid
+from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.idempotency import idempotent
 from paymentsvc.schema import any_case_pattern, page_schema
 
-from . import services
-from .models import FormSession, SessionState
+from . import selectors, services
+from .models import SessionState
 from .render import render_created, render_item
 
 
@@ -173,28 +171,15 @@ class FormSearchView(TerminalAPIView):
     )
     def get(self, request):
         q = parse_query(FormSearchQuery, request)
-        qs = FormSession.objects.filter(terminal=self.terminal)
-        if "order_id" in q:
-            order_uuid = parse_uuid(q["order_id"])
-            qs = qs.filter(order_id=order_uuid) if order_uuid else qs.none()
-        if "terminal_id" in q:
-            if parse_uuid(q["terminal_id"]) != self.terminal.pk:
-                qs = qs.none()
-        if "client_order_id" in q:
-            qs = qs.filter(client_order_id=q["client_order_id"])
-        if "session_id" in q:
-            qs = qs.filter(pk=q["session_id"])
-        if "currency" in q:
-            qs = qs.filter(currency=q["currency"])
-        if "state" in q:
-            # A read writes nothing: a session not yet in a final state
-            # is judged by the state it shows, as the page and the items do.
-            live = qs.exclude(state__in=services.FINAL_SESSION_STATES).select_related("order")
-            showing = [s.pk for s in live.iterator() if services.shown_state(s) == q["state"]]
-            qs = qs.filter(
-                Q(state=q["state"], state__in=services.FINAL_SESSION_STATES) | Q(pk__in=showing)
-            )
-        qs = qs.select_related("terminal", "method", "order").order_by("-created_at", "-pk")
+        qs = selectors.session_search(
+            terminal=self.terminal,
+            order_id=q.get("order_id"),
+            terminal_id=q.get("terminal_id"),
+            client_order_id=q.get("client_order_id"),
+            session_id=q.get("session_id"),
+            currency=q.get("currency"),
+            state=q.get("state"),
+        )
         return Response(
             paginate(
                 qs,

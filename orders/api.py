@@ -1,12 +1,10 @@
-import re
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 
 from django.conf import settings
-from django.db.models import Q
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiSerializerExtension
-from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -20,103 +18,16 @@ from paymentsvc.api import (
     paginate,
     parse_query,
 )
-from paymentsvc.errors import InvalidRequest, NotFound
-from paymentsvc.formats import http_url_problem, parse_uuid
+from paymentsvc.errors import InvalidRequest
+from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.idempotency import idempotent
 from paymentsvc.schema import any_case_pattern, page_schema
 from webhooks.delivery import DeliveryRefused, resolve_target
 
-from . import services
-from .models import Order, OrderStatus
+from . import selectors, services
+from .models import OrderStatus
+from .receipts import receipt_response, render_receipt
 from .render import render_order, render_orders, render_trader_order, render_trader_orders
-
-# --- Field types shared by the order and form endpoints ---------------------------------------
-
-
-def validate_http_url(value: str, *, max_length: int) -> str:
-    problem = http_url_problem(value, max_length=max_length)
-    if problem:
-        raise serializers.ValidationError(problem)
-    return value
-
-
-@extend_schema_field({"type": "string", "format": "uri", "nullable": True})
-class HttpUrlField(serializers.CharField):
-    def __init__(self, *, url_max_length: int = 2048, **kwargs):
-        self.url_max_length = url_max_length
-        kwargs.setdefault("required", False)
-        kwargs.setdefault("allow_null", True)
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        return validate_http_url(value, max_length=self.url_max_length)
-
-
-# A positive amount with at most 18 digits before the point and 2 after it
-# (surrounding spaces allowed). The schema
-# and the server use this one pattern, so "schema-valid" and "accepted" agree.
-AMOUNT_PATTERN = r"^\s*0*(?:[1-9][0-9]{0,17}(?:\.[0-9]{1,2})?|\.(?:0[1-9]|[1-9][0-9]?))\s*$"
-_AMOUNT_STRING = re.compile(AMOUNT_PATTERN)
-# JSON numbers arrive as Decimal; a binary float's artifacts of a 2-place amount
-# (0.57 written as 0.5700000000000001) are read as that amount.
-_FLOAT_NOISE = Decimal("1e-9")
-
-
-@extend_schema_field(
-    {
-        "oneOf": [
-            {"type": "string", "pattern": AMOUNT_PATTERN, "example": "1000.00"},
-            {
-                "type": "number",
-                "minimum": 0.01,
-                "maximum": 1e17,
-                "multipleOf": 0.01,
-            },
-        ],
-        "description": "Decimal greater than zero with at most two places: a string "
-        '(preferred, e.g. "1000.00") or a JSON number',
-    }
-)
-class AmountField(serializers.DecimalField):
-    def __init__(self, **kwargs):
-        super().__init__(
-            max_digits=20,
-            decimal_places=2,
-            min_value=Decimal("0.01"),
-            **kwargs,
-        )
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool):
-            self.fail("invalid")
-        if isinstance(data, str):
-            # Decimal() itself also takes " 1", "1_000", "1e3" and other scripts'
-            # digits; an amount string is exactly the schema's pattern.
-            if not _AMOUNT_STRING.fullmatch(data):
-                self.fail("invalid")
-        elif isinstance(data, Decimal) and data.is_finite():
-            rounded = data.quantize(Decimal("0.01"))
-            if abs(rounded - data) < _FLOAT_NOISE:
-                data = rounded
-        return super().to_internal_value(data)
-
-
-@extend_schema_field(
-    {
-        "type": "string",
-        "pattern": AMOUNT_PATTERN,
-        "example": "1000.00",
-        "description": "Decimal greater than zero with at most two places",
-    }
-)
-class FormAmountField(AmountField):
-    """An amount sent as a form field (multipart), where every value is text."""
-
-
-class ClientOrderIdField(serializers.CharField):
-    def __init__(self, **kwargs):
-        super().__init__(min_length=1, max_length=64, trim_whitespace=False, **kwargs)
 
 
 def _day_before(moment: datetime) -> datetime:
@@ -165,6 +76,11 @@ class OrderCreateIn(serializers.Serializer):
         return value
 
 
+# Null and nothing else, given the property's own schema (a nullable string); not
+# written as an enum, which the enum postprocessing would lift into an empty component.
+NULL_ONLY = {"not": {"type": "string"}}
+
+
 def _given(*names: str) -> dict:
     """JSON Schema: each of `names` is present and not null."""
     return {"required": list(names), "properties": {n: {"not": {"enum": [None]}} for n in names}}
@@ -193,7 +109,7 @@ class OrderCreateInScheme(OpenApiSerializerExtension):
                     {
                         "properties": {
                             "order_side": {"enum": ["Buy"]},
-                            "customer_account": {"enum": [None]},
+                            "customer_account": NULL_ONLY,
                         }
                     },
                     {
@@ -205,7 +121,7 @@ class OrderCreateInScheme(OpenApiSerializerExtension):
                         "not": {
                             "properties": {
                                 "method_type": {"enum": ["SBP"]},
-                                "nspk_code": {"enum": [None]},
+                                "nspk_code": NULL_ONLY,
                             },
                             "required": ["method_type"],
                         },
@@ -248,6 +164,7 @@ class OrderOut(serializers.Serializer):
     created_at = serializers.CharField()
     updated_at = serializers.CharField()
     expires_at = serializers.CharField()
+    receipts_count = serializers.IntegerField()
 
 
 def order_envelopes(prefix: str, item: type[serializers.Serializer]):
@@ -280,20 +197,6 @@ class OrderListQuery(page_query(10), DateRangeMixin):
     status = serializers.ChoiceField(choices=OrderStatus.choices, required=False)
     sort_by = serializers.ChoiceField(choices=["created_at", "amount"], default="created_at")
     sort = serializers.ChoiceField(choices=["asc", "desc"], default="desc")
-
-
-def filter_status(qs, status: str | None):
-    """Filter by the status as shown: a Pending order past expiry counts as Expired."""
-    if not status:
-        return qs
-    now = timezone.now()
-    if status == OrderStatus.PENDING:
-        return qs.filter(status=OrderStatus.PENDING, expires_at__gt=now)
-    if status == OrderStatus.EXPIRED:
-        return qs.filter(
-            Q(status=OrderStatus.EXPIRED) | Q(status=OrderStatus.PENDING, expires_at__lte=now)
-        )
-    return qs.filter(status=status)
 
 
 class OrderCollectionView(TerminalAPIView):
@@ -350,17 +253,16 @@ class OrderCollectionView(TerminalAPIView):
                 "start_date must not be after end_date",
                 errors={"start_date": ["Must not be after end_date"]},
             )
-        qs = Order.objects.filter(
-            terminal=self.terminal, created_at__gte=start, created_at__lte=end
+        qs = selectors.order_list(
+            terminal=self.terminal,
+            start=start,
+            end=end,
+            payment_method_id=q.get("payment_method_id"),
+            order_side=q.get("order_side"),
+            status=q.get("status"),
+            sort_by=q["sort_by"],
+            descending=q["sort"] == "desc",
         )
-        if "payment_method_id" in q:
-            method_uuid = parse_uuid(q["payment_method_id"])
-            qs = qs.filter(method_id=method_uuid) if method_uuid else qs.none()
-        if q.get("order_side"):
-            qs = qs.filter(side=q["order_side"])
-        qs = filter_status(qs, q.get("status"))
-        prefix = "-" if q["sort"] == "desc" else ""
-        qs = qs.select_related("method").order_by(f"{prefix}{q['sort_by']}", f"{prefix}id")
         return Response(
             ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_orders))
         )
@@ -379,10 +281,8 @@ class OrderSearchByClientIdView(TerminalAPIView):
     )
     def get(self, request):
         q = parse_query(SearchByClientIdQuery, request)
-        rows = list(
-            Order.objects.filter(terminal=self.terminal, client_order_id=q["id"])
-            .select_related("method")
-            .order_by("-created_at", "-id")[: q["size"]]
+        rows = selectors.orders_by_client_order_id(
+            terminal=self.terminal, client_order_id=q["id"], size=q["size"]
         )
         # Always one page: total counts what that page holds.
         page = {
@@ -395,28 +295,17 @@ class OrderSearchByClientIdView(TerminalAPIView):
         return Response(ok(orders=page))
 
 
-def order_of_terminal(terminal, order_id) -> Order:
-    order_uuid = parse_uuid(order_id)
-    order = (
-        Order.objects.select_related("method").filter(pk=order_uuid, terminal=terminal).first()
-        if order_uuid
-        else None
-    )
-    if order is None:
-        raise NotFound("Order not found", code="order_not_found")
-    return order
-
-
 class OrderDetailView(TerminalAPIView):
     @extend_schema(operation_id="order_get", responses=OrderEnvelope)
     def get(self, request, order_id):
-        return Response(ok(order=render_order(order_of_terminal(self.terminal, order_id))))
+        order = selectors.order_of_terminal(terminal=self.terminal, order_id=order_id)
+        return Response(ok(order=render_order(order)))
 
 
 class OrderCancelView(TerminalAPIView):
     @extend_schema(operation_id="order_cancel", request=None, responses=OrderEnvelope)
     def post(self, request, order_id):
-        order = order_of_terminal(self.terminal, order_id)
+        order = selectors.order_of_terminal(terminal=self.terminal, order_id=order_id)
         order = services.order_cancel(order_id=order.pk, actor=f"merchant:{self.terminal.pk}")
         return Response(ok(order=render_order(order)))
 
@@ -462,31 +351,18 @@ class TraderOrderListView(TraderAPIView):
     )
     def get(self, request):
         q = parse_query(TraderOrderListQuery, request)
-        qs = Order.objects.filter(trader=self.trader)
-        if q.get("order_side"):
-            qs = qs.filter(side=q["order_side"])
-        qs = (
-            filter_status(qs, q.get("status"))
-            .select_related("method")
-            .order_by("-created_at", "-id")
+        qs = selectors.trader_order_list(
+            trader=self.trader, order_side=q.get("order_side"), status=q.get("status")
         )
         return Response(
             ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_trader_orders))
         )
 
 
-def order_of_trader(trader, order_id) -> Order:
-    order_uuid = parse_uuid(order_id)
-    order = Order.objects.filter(pk=order_uuid, trader=trader).first() if order_uuid else None
-    if order is None:
-        raise NotFound("Order not found", code="order_not_found")
-    return order
-
-
 class TraderOrderConfirmView(TraderAPIView):
     @extend_schema(operation_id="trader_order_confirm", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
-        order = order_of_trader(self.trader, order_id)
+        order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
         order = services.order_confirm(order_id=order.pk, actor=f"trader:{self.trader.pk}")
         return Response(ok(order=render_trader_order(order)))
 
@@ -494,6 +370,45 @@ class TraderOrderConfirmView(TraderAPIView):
 class TraderOrderCancelView(TraderAPIView):
     @extend_schema(operation_id="trader_order_cancel", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
-        order = order_of_trader(self.trader, order_id)
+        order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
         order = services.order_cancel(order_id=order.pk, actor=f"trader:{self.trader.pk}")
         return Response(ok(order=render_trader_order(order)))
+
+
+class TraderOrderReceiptsView(TraderAPIView):
+    @extend_schema(
+        operation_id="trader_order_receipts",
+        request=None,
+        responses=inline_serializer(
+            "ReceiptList",
+            {
+                "success": serializers.BooleanField(),
+                "message": serializers.CharField(),
+                "receipts": inline_serializer(
+                    "Receipt",
+                    {
+                        "id": serializers.CharField(),
+                        "content_type": serializers.CharField(),
+                        "size": serializers.IntegerField(),
+                        "uploaded_at": serializers.CharField(),
+                    },
+                    many=True,
+                ),
+            },
+        ),
+    )
+    def get(self, request, order_id):
+        order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
+        receipts = [render_receipt(r) for r in selectors.receipts_of_order(order=order)]
+        return Response(ok(receipts=receipts))
+
+
+class TraderOrderReceiptView(TraderAPIView):
+    @extend_schema(
+        operation_id="trader_order_receipt",
+        request=None,
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+    )
+    def get(self, request, order_id, receipt_id):
+        order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
+        return receipt_response(selectors.receipt_of_order(order=order, receipt_id=receipt_id))

@@ -36,6 +36,9 @@ def http_url_problem(value: str, *, max_length: int) -> str | None:
     return None
 
 
+NUL_MESSAGE = "Malformed request: NUL characters are not accepted"
+
+
 def holds_nul(value) -> bool:
     """Whether a NUL character appears anywhere in `value` (strings, and the keys and
     items of dicts and lists, however deep; walked without recursion)."""

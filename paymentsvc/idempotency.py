@@ -14,6 +14,7 @@ from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
+from .error_codes import ErrorCode
 from .errors import ServiceError, api_exception_handler, error_response
 from .models import IdempotencyRecord
 
@@ -101,9 +102,7 @@ def _run(request, view, handler) -> HttpResponse:
 
 
 def _in_flight() -> HttpResponse:
-    return error_response(
-        409, "A request with this Idempotency-Key is still in progress", "idempotency_in_flight"
-    )
+    return error_response(ErrorCode.IDEMPOTENCY_IN_FLIGHT)
 
 
 def _claim(*, scope: str, key: str, fingerprint: str, lock: KeyLock):
@@ -132,11 +131,7 @@ def _claim(*, scope: str, key: str, fingerprint: str, lock: KeyLock):
             IdempotencyRecord.objects.filter(pk=record.pk, created_at=record.created_at).delete()
             continue
         if record.fingerprint != fingerprint:
-            return None, error_response(
-                422,
-                "Idempotency-Key was already used with a different request body",
-                "idempotency_key_reused",
-            )
+            return None, error_response(ErrorCode.IDEMPOTENCY_KEY_REUSED)
         if not record.in_flight:
             replay = HttpResponse(
                 bytes(record.body), status=record.status_code, content_type="application/json"
@@ -165,10 +160,9 @@ def idempotent(request, view, handler) -> HttpResponse:
         return _run(request, view, handler)
     if not 1 <= len(key) <= 255:
         return error_response(
-            400,
+            ErrorCode.VALIDATION_ERROR,
             "Idempotency-Key must be 1 to 255 characters",
-            "validation_error",
-            {"Idempotency-Key": ["Must be 1 to 255 characters"]},
+            errors={"Idempotency-Key": ["Must be 1 to 255 characters"]},
         )
     principal = request.user
     scope = (

@@ -5,9 +5,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 
-from .formats import holds_nul, querydict_holds_nul
-
-NUL_MESSAGE = "Malformed request: NUL characters are not accepted"
+from .formats import NUL_MESSAGE, holds_nul, querydict_holds_nul
 
 
 def _reject_constant(name):
