@@ -407,7 +407,12 @@ class TraderOrderReceiptView(TraderAPIView):
     @extend_schema(
         operation_id="trader_order_receipt",
         request=None,
-        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+        responses={
+            (200, "image/*"): OpenApiTypes.BINARY,
+            (200, "application/pdf"): OpenApiTypes.BINARY,
+        },
+        description="The receipt's bytes as a download (`Content-Disposition: attachment`), "
+        "with the content type judged from them when it was uploaded: an image or a PDF.",
     )
     def get(self, request, order_id, receipt_id):
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)

@@ -195,7 +195,11 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Payment Orders Service API",
     "DESCRIPTION": "Payment orders (Buy and Sell), the hosted payment form, disputes and "
-    "finance queries. Every merchant request carries the `X-API-Key` header of a terminal.",
+    "finance queries. Every merchant request carries the `X-API-Key` header of a terminal. "
+    "A NUL character anywhere in a request (a query parameter, a form field, a JSON key or "
+    "value, also of fields not listed here) is 400 `malformed_request`. Requests with a "
+    "missing or invalid key count against `AUTH_FAILURE_RATE_LIMIT` per client address "
+    "(default 60/min); past it, 429 `auth_rate_limited` with `Retry-After`.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,

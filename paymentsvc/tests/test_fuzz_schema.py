@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error, positive_data_acceptance
 from schemathesis.generation.meta import CoveragePhaseData, CoverageScenario
 
+from paymentsvc.formats import holds_nul
 from paymentsvc.wsgi import application
 
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "30"))
@@ -26,6 +27,7 @@ INEXPRESSIBLE_RULES = {
     ("GET", "/api/v1/order/"): DATE_ORDER,
     ("GET", "/api/v1/disputes/search"): DATE_ORDER,
     ("GET", "/api/v1/finance/transactions"): DATE_ORDER,
+    ("GET", "/api/v1/events"): "created_after not after created_before",
     # One dispute per order; evidence judged from its bytes.
     ("POST", "/api/v1/disputes/create"): "dispute_exists, file content",
     # Whether the terminal offers the button.
@@ -111,7 +113,9 @@ def judge(case, response, **kwargs) -> None:
     # default check runs, except "schema-valid means accepted" for the operations
     # whose rules OpenAPI cannot express (each written in the operation's description).
     excluded = [not_a_server_error]
-    if (case.method, case.path) in INEXPRESSIBLE_RULES:
+    if (case.method, case.path) in INEXPRESSIBLE_RULES or holds_nul([case.body, case.query]):
+        # A NUL anywhere is 400, also in the names and values of properties the schema
+        # does not list (its own strings all say so): OpenAPI 3.0 has no propertyNames.
         excluded.append(positive_data_acceptance)
     case.validate_response(response, excluded_checks=excluded, **kwargs)
 
