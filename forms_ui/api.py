@@ -155,10 +155,10 @@ class FormCreateView(TerminalAPIView):
 
 class FormSearchQuery(page_query(10)):
     # An id that names nothing finds nothing; only enums and paging are refused.
-    order_id = serializers.CharField(required=False, max_length=255)
+    order_id = serializers.CharField(required=False, max_length=255, trim_whitespace=False)
     client_order_id = serializers.CharField(required=False, max_length=64, trim_whitespace=False)
-    terminal_id = serializers.CharField(required=False, max_length=255)
-    session_id = serializers.CharField(required=False, max_length=255)
+    terminal_id = serializers.CharField(required=False, max_length=255, trim_whitespace=False)
+    session_id = serializers.CharField(required=False, max_length=255, trim_whitespace=False)
     state = serializers.ChoiceField(choices=SessionState.choices, required=False)
     currency = serializers.ChoiceField(choices=Currency.choices, required=False)
 

@@ -49,6 +49,7 @@ from .models import (
     Receipt,
     SessionState,
     SimulateAction,
+    TraderOrder,
     Transaction,
     TransactionType,
 )
@@ -84,6 +85,7 @@ __all__ = [
     "MethodType",
     "NotFoundError",
     "Order",
+    "TraderOrder",
     "OrderSide",
     "OrderStatus",
     "Page",
