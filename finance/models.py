@@ -71,6 +71,11 @@ class Terminal(models.Model):
         null=True, blank=True, help_text="Pending orders per user_id; empty: the service default"
     )
     is_active = models.BooleanField(default=True)
+    sandbox = models.BooleanField(
+        default=False,
+        help_text="Test mode: its orders go only to sandbox traders, magic amounts act on "
+        "their own, and its orders are livemode=false",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self):

@@ -87,6 +87,7 @@ class OrderOut(serializers.Serializer):
     created_at = serializers.CharField()
     updated_at = serializers.CharField()
     expires_at = serializers.CharField()
+    livemode = serializers.BooleanField()
 
 
 OrderEnvelope = inline_serializer(
