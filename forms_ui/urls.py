@@ -1,10 +1,11 @@
 from django.urls import path
 
-from . import views
+from . import sandbox_views, views
 
 urlpatterns = [
     path("", views.form_page, name="form-page"),
     path("status", views.form_status, name="form-status"),
     path("choose", views.form_choose, name="form-choose"),
     path("paid", views.form_paid, name="form-paid"),
+    path("sandbox", sandbox_views.form_sandbox, name="form-sandbox"),
 ]
