@@ -23,7 +23,6 @@ class SimulateIn(serializers.Serializer):
     )
     paid_amount = AmountField(
         required=False,
-        allow_null=True,
         help_text="With complete: the amount that arrived (default: the order's amount). "
         "A Buy's fee is charged on it; a Sell is paid out in full.",
     )

@@ -286,6 +286,7 @@ def test_simulate_another_terminals_order_is_404(shop, sandbox, demo):
         {"action": "complete", "paid_amount": "0"},
         {"action": "complete", "paid_amount": "1.234"},
         {"action": "complete", "paid_amount": "abc"},
+        {"action": "complete", "paid_amount": None},
         {"action": "cancel", "paid_amount": "100.00"},
     ],
 )
