@@ -2,15 +2,16 @@ import uuid
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.files.storage import default_storage
 from django.db.models import Q
-from django.http import FileResponse, Http404
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from paymentsvc.errors import ServiceError
+from paymentsvc.files import private_file_response
+from webhooks.admin import order_history
 
 from . import services
 from .models import Dispute, DisputeFile
@@ -41,16 +42,21 @@ class DisputeFileInline(admin.TabularInline):
     @admin.display(description="evidence")
     def preview(self, obj):
         url = reverse("admin:disputes_evidence", args=[obj.pk])
-        if obj.content_type.startswith("image/"):
-            return format_html(
-                '<a href="{}"><img src="{}?inline=1" alt="evidence {}" '
-                'style="max-height:200px;max-width:320px"></a><br><a href="{}">Download</a>',
-                url,
-                url,
-                obj.pk,
-                url,
-            )
-        return format_html('<a href="{}">Download</a>', url)
+        return _evidence_link(url, content_type=obj.content_type, label=f"evidence {obj.pk}")
+
+
+def _evidence_link(url: str, *, content_type: str, label: str):
+    """An image previewed (served inline to the operator), anything else a download."""
+    if content_type.startswith("image/"):
+        return format_html(
+            '<a href="{}"><img src="{}?inline=1" alt="{}" '
+            'style="max-height:200px;max-width:320px"></a><br><a href="{}">Download</a>',
+            url,
+            url,
+            label,
+            url,
+        )
+    return format_html('<a href="{}">Download</a>', url)
 
 
 @admin.register(Dispute)
@@ -86,7 +92,9 @@ class DisputeAdmin(admin.ModelAdmin):
         "resolved_at",
         "created_at",
         "order_details",
+        "payer_receipts",
         "decide",
+        "history",
     ]
     fieldsets = [
         (
@@ -106,7 +114,15 @@ class DisputeAdmin(admin.ModelAdmin):
                 ]
             },
         ),
-        ("Order", {"fields": ["order_details"]}),
+        ("Order", {"fields": ["order_details", "history"]}),
+        (
+            "Payer's receipts",
+            {
+                "fields": ["payer_receipts"],
+                "description": "Attached by the payer on the payment page; evidence beside "
+                "the merchant's files, not counted toward their 5.",
+            },
+        ),
     ]
 
     def has_add_permission(self, request):
@@ -194,8 +210,42 @@ class DisputeAdmin(admin.ModelAdmin):
         url = reverse("admin:orders_order_change", args=[o.pk])
         return format_html('<table>{}</table><p><a href="{}">Open the order</a></p>', table, url)
 
+    @admin.display(description="order history (events and webhook deliveries)")
+    def history(self, obj):
+        back = reverse("admin:disputes_dispute_change", args=[obj.pk])
+        return order_history(order_id=obj.order_id, back=back)
+
+    @admin.display(description="receipts")
+    def payer_receipts(self, obj):
+        receipts = services.dispute_receipts(dispute=obj)
+        if not receipts:
+            return "-"
+        items = format_html_join(
+            "",
+            "<li>{} · {} · {} bytes · {}</li>",
+            (
+                (
+                    _evidence_link(
+                        reverse("admin:disputes_receipt", args=[r.pk]),
+                        content_type=r.content_type,
+                        label=f"receipt {r.pk}",
+                    ),
+                    r.content_type,
+                    r.size,
+                    r.uploaded_at,
+                )
+                for r in receipts
+            ),
+        )
+        return format_html("<ul>{}</ul>", items)
+
     def get_urls(self):
         return [
+            path(
+                "receipt/<int:pk>/",
+                self.admin_site.admin_view(self.receipt_view),
+                name="disputes_receipt",
+            ),
             path(
                 "evidence/<int:pk>/",
                 self.admin_site.admin_view(self.evidence_view),
@@ -216,18 +266,17 @@ class DisputeAdmin(admin.ModelAdmin):
         if not self.has_view_permission(request, item.dispute):
             raise Http404
         inline = request.GET.get("inline") == "1" and item.content_type.startswith("image/")
-        handle = default_storage.open(item.file.name, "rb")
-        response = FileResponse(
-            handle,
-            content_type=item.content_type,
-            as_attachment=not inline,
-            filename=item.file.name.rsplit("/", 1)[-1],
+        return private_file_response(item.file.name, content_type=item.content_type, inline=inline)
+
+    def receipt_view(self, request, pk):
+        """A payer's receipt on an order that has a dispute, for the operator."""
+        receipt = services.dispute_receipt(receipt_id=pk)
+        if receipt is None or not self.has_view_permission(request, receipt.order.dispute):
+            raise Http404
+        inline = request.GET.get("inline") == "1" and receipt.content_type.startswith("image/")
+        return private_file_response(
+            receipt.file.name, content_type=receipt.content_type, inline=inline
         )
-        # The bytes are the merchant's: never let a browser run them as a page.
-        response["X-Content-Type-Options"] = "nosniff"
-        response["Content-Security-Policy"] = "default-src 'none'; img-src 'self'; sandbox"
-        response["Cache-Control"] = "private, no-store"
-        return response
 
     def _start(self, request, queryset, decision):
         ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))

@@ -15,9 +15,9 @@ from paymentsvc.api import (
 from paymentsvc.fields import AmountField
 from paymentsvc.idempotency import idempotent
 from paymentsvc.schema import page_schema
+from paymentsvc.uploads import UploadSizeLimit
 
 from . import selectors, services
-from .uploads import EvidenceSizeLimit
 
 
 class DisputeCreateIn(serializers.Serializer):
@@ -44,7 +44,7 @@ class DisputeCreateView(TerminalAPIView):
     def post(self, request):
         # Before anything reads the body (the idempotency fingerprint does).
         request.upload_handlers.insert(
-            0, EvidenceSizeLimit(request._request, limit=services.MAX_FILE_BYTES)
+            0, UploadSizeLimit(request._request, limit=services.MAX_FILE_BYTES)
         )
         return idempotent(request, self, lambda: self._create(request))
 

@@ -15,10 +15,11 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from finance.models import Terminal
-from orders.models import Order
+from orders.models import Order, Receipt
 from orders.services import order_complete_by_dispute, order_event_record
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import Conflict, Forbidden, InvalidRequest, NotFound, ServiceError
+from paymentsvc.files import claim_contradicts, file_sniff, mime_allowed
 from paymentsvc.formats import iso_utc, parse_uuid
 from paymentsvc.money import money_number, quantize_money
 from webhooks.models import EventType
@@ -29,11 +30,12 @@ logger = logging.getLogger(__name__)
 
 MAX_FILES = 5
 MAX_FILE_BYTES = 5 * 1024 * 1024
-# filetype looks at most at the first 8 KiB; reading only that keeps a large upload
-# (spooled to a temporary file by Django) out of memory.
-SNIFF_BYTES = 8192
 ALLOWED_PREFIXES = ("image/", "video/")
 ALLOWED_EXACT = ("application/pdf",)
+
+
+def _allowed(mime: str) -> bool:
+    return mime_allowed(mime, prefixes=ALLOWED_PREFIXES, exact=ALLOWED_EXACT)
 
 
 class PayloadTooLarge(ServiceError):
@@ -48,34 +50,6 @@ class DisputeExists(InvalidRequest):
     code = ErrorCode.DISPUTE_EXISTS
 
 
-def _sniff(upload) -> filetype.Type | None:
-    upload.seek(0)
-    head = upload.read(SNIFF_BYTES)
-    upload.seek(0)
-    return filetype.guess(head) if head else None
-
-
-def _allowed(mime: str) -> bool:
-    return mime.startswith(ALLOWED_PREFIXES) or mime in ALLOWED_EXACT
-
-
-# Clients that do not know a file's type say so with these; they claim nothing.
-NO_CLAIM = ("", "application/octet-stream", "binary/octet-stream")
-
-
-def _family(mime: str) -> str:
-    """image, video or the exact type: a JPEG labelled image/png is still an image,
-    a PNG labelled application/pdf is not a PDF."""
-    return mime.split("/", 1)[0] if mime.startswith(ALLOWED_PREFIXES) else mime
-
-
-def _claim_contradicts(claim: str | None, sniffed: str) -> bool:
-    claim = (claim or "").split(";", 1)[0].strip().lower()
-    if claim in NO_CLAIM or not _allowed(claim):
-        return False
-    return _family(claim) != _family(sniffed)
-
-
 def evidence_check(*, files: list) -> list[tuple[object, filetype.Type]]:
     """Count, size and type of the evidence. The type comes from the bytes themselves,
     never from the client's content type or file name; a claimed allowed type that
@@ -88,12 +62,14 @@ def evidence_check(*, files: list) -> list[tuple[object, filetype.Type]]:
     for upload in files:
         if upload.size > MAX_FILE_BYTES:
             raise PayloadTooLarge(f"File {upload.name!r} is larger than 5 MB")
-        kind = _sniff(upload)
+        kind = file_sniff(upload)
         if kind is None or not _allowed(kind.mime):
             raise UnsupportedFileType(
                 f"File {upload.name!r} is not an image, a PDF or a video (judged from its content)"
             )
-        if _claim_contradicts(upload.content_type, kind.mime):
+        if claim_contradicts(
+            upload.content_type, kind.mime, prefixes=ALLOWED_PREFIXES, exact=ALLOWED_EXACT
+        ):
             raise UnsupportedFileType(
                 f"File {upload.name!r} is sent as {upload.content_type} but its content is {kind.mime}"
             )
@@ -187,6 +163,7 @@ def dispute_open(*, terminal: Terminal, order_id, amount: Decimal, files: list) 
                 order_id=order.pk,
                 event_type=EventType.DISPUTE_CREATED,
                 extra={"dispute": render_dispute(dispute)},
+                actor=f"merchant:{terminal.pk}",
             )
     except IntegrityError:
         _remove([name for name, _, _ in stored])
@@ -224,5 +201,21 @@ def dispute_resolve(*, dispute: Dispute, accept: bool, comment: str, actor: str)
             order_id=locked.order_id,
             event_type=EventType.DISPUTE_PROCESSED,
             extra={"dispute": render_dispute(locked)},
+            actor=actor,
         )
     return locked
+
+
+def dispute_receipts(*, dispute: Dispute) -> list[Receipt]:
+    """The payer's receipts on the disputed order: evidence beside the merchant's
+    files (they do not count toward MAX_FILES)."""
+    return list(Receipt.objects.filter(order_id=dispute.order_id))
+
+
+def dispute_receipt(*, receipt_id: int) -> Receipt | None:
+    """One receipt, only when its order has a dispute."""
+    return (
+        Receipt.objects.select_related("order__dispute")
+        .filter(pk=receipt_id, order__dispute__isnull=False)
+        .first()
+    )

@@ -180,7 +180,8 @@ class TerminalAdmin(admin.ModelAdmin):
             self.log_change(request, terminal, "Rotated the webhook signing secret")
             messages.warning(
                 request,
-                f"New webhook secret for {terminal.name}: {secret} — hand it to the merchant now.",
+                f"New webhook secret for {terminal.name}: {secret} — hand it to the merchant now. "
+                "The old one keeps signing beside it for 24 hours.",
             )
 
 
@@ -237,9 +238,17 @@ class PaymentMethodForm(forms.ModelForm):
 @admin.register(PaymentMethod)
 class PaymentMethodAdmin(admin.ModelAdmin):
     form = PaymentMethodForm
-    list_display = ["name", "method_type", "nspk_code", "is_aggregate", "is_active", "currency"]
+    list_display = [
+        "name",
+        "name_ru",
+        "method_type",
+        "nspk_code",
+        "is_aggregate",
+        "is_active",
+        "currency",
+    ]
     list_filter = ["method_type", "is_active", "is_aggregate", "currency"]
-    search_fields = ["name", "nspk_code", "id"]
+    search_fields = ["name", "name_ru", "nspk_code", "id"]
     readonly_fields = ["id", "created_at"]
     inlines = [FeeRangeInline]
 

@@ -6,6 +6,7 @@ import re
 import secrets
 import string
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 from urllib.parse import quote
 
@@ -246,11 +247,51 @@ def new_webhook_secret() -> str:
     return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
+WEBHOOK_SECRET_OVERLAP = timedelta(hours=24)
+
+
 def terminal_webhook_secret_rotate(*, terminal: Terminal) -> str:
-    """A new signing secret for the terminal; returned once so it can be handed over."""
-    terminal.webhook_secret = new_webhook_secret()
-    terminal.save(update_fields=["webhook_secret"])
+    """A new signing secret for the terminal; returned once so it can be handed over.
+    The secret it replaces keeps signing beside it for WEBHOOK_SECRET_OVERLAP (both
+    signatures in one header), so a receiver verifies throughout its switch. Rotating
+    again within the overlap drops the oldest: only the last two ever sign."""
+    with transaction.atomic():
+        locked = Terminal.objects.select_for_update().get(pk=terminal.pk)
+        locked.webhook_secret_previous = locked.webhook_secret
+        locked.webhook_secret_previous_until = timezone.now() + WEBHOOK_SECRET_OVERLAP
+        locked.webhook_secret = new_webhook_secret()
+        locked.save(
+            update_fields=[
+                "webhook_secret",
+                "webhook_secret_previous",
+                "webhook_secret_previous_until",
+            ]
+        )
+    for name in ("webhook_secret", "webhook_secret_previous", "webhook_secret_previous_until"):
+        setattr(terminal, name, getattr(locked, name))
     return terminal.webhook_secret
+
+
+def terminal_webhook_secrets(*, terminal: Terminal) -> list[str]:
+    """The secrets that sign now: the current one, then the previous one while its
+    overlap lasts."""
+    secrets_ = [terminal.webhook_secret]
+    until = terminal.webhook_secret_previous_until
+    if terminal.webhook_secret_previous and until and until > timezone.now():
+        secrets_.append(terminal.webhook_secret_previous)
+    return secrets_
+
+
+WEBHOOK_URLS_MAX = 10
+
+
+def terminal_webhook_urls_set(*, terminal: Terminal, urls: list[str]) -> list[str]:
+    """Replace the terminal's webhook URL list (already validated), keeping the
+    first occurrence of each."""
+    urls = list(dict.fromkeys(urls))
+    Terminal.objects.filter(pk=terminal.pk).update(webhook_urls=urls)
+    terminal.webhook_urls = urls
+    return urls
 
 
 def api_key_issue(

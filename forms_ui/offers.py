@@ -4,6 +4,7 @@ from decimal import Decimal
 
 from finance.models import ButtonName, FeeRange, PaymentMethod, Side, Terminal
 from orders import services as orders
+from orders.models import Requisite
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import Conflict, InvalidRequest
 
@@ -35,6 +36,20 @@ def methods_offered(*, terminal: Terminal, amount: Decimal) -> list[PaymentMetho
             id__in=buy_methods,
         ).order_by("-is_aggregate", "name")
     )
+
+
+def methods_that_can_match(methods: list[PaymentMethod]) -> list[PaymentMethod]:
+    """The methods some active trader holds an active requisite for (an aggregate
+    method: any bank's requisite of its type). A method nobody serves is not offered:
+    it could only spin until the search window closes."""
+    live = Requisite.objects.filter(is_active=True, trader__is_active=True)
+    held = set(live.values_list("method_id", flat=True).distinct())
+    held_types = set(live.values_list("method__method_type", "method__currency").distinct())
+    return [
+        m
+        for m in methods
+        if m.pk in held or (m.is_aggregate and (m.method_type, m.currency) in held_types)
+    ]
 
 
 def check_amount_within_limits(

@@ -61,7 +61,7 @@ def payer_banks(*, session: FormSession, order: Order, lang: str) -> list[PayerB
             method, account=order.holder_account, amount=order.amount, order_id=order.pk
         )
         if hint or link:
-            banks.append(PayerBank(name=method.name, hint=hint, link=link))
+            banks.append(PayerBank(name=method.payer_name(lang), hint=hint, link=link))
     return banks
 
 

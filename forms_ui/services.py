@@ -189,6 +189,7 @@ def session_search(*, session_id: str, retry: bool = False) -> FormSession:
                 customer_bank=session.customer_bank,
                 user_id=session.user_id,
                 unique_amount=session.unique_amount,
+                actor=f"payer:{session.pk}",
             )
         except (NoAvailableTraders, TooManyRequests):
             if now >= session.requisites_request_expires_at:

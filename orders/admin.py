@@ -2,10 +2,12 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.template.response import TemplateResponse
+from django.urls import reverse
 
 from finance.services import api_key_revoke, normalize_account
 from paymentsvc.admin_keys import KeyAdmin, KeyInline
 from paymentsvc.errors import ServiceError
+from webhooks.admin import order_history
 
 from . import services
 from .models import Order, OrderStatus, Requisite, Trader, TraderApiKey
@@ -116,7 +118,12 @@ class OrderAdmin(admin.ModelAdmin):
     show_full_result_count = False
 
     def get_readonly_fields(self, request, obj=None):
-        return [f.name for f in self.model._meta.fields]
+        return [f.name for f in self.model._meta.fields] + ["history"]
+
+    @admin.display(description="history (events and webhook deliveries)")
+    def history(self, obj):
+        back = reverse("admin:orders_order_change", args=[obj.pk])
+        return order_history(order_id=obj.pk, back=back)
 
     def has_add_permission(self, request):
         return False

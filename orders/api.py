@@ -1,6 +1,7 @@
 from datetime import UTC, datetime, timedelta
 
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -22,6 +23,7 @@ from paymentsvc.schema import page_schema
 
 from . import selectors, services
 from .models import OrderStatus
+from .receipts import receipt_response, render_receipt
 from .render import render_order, render_orders
 
 
@@ -87,6 +89,7 @@ class OrderOut(serializers.Serializer):
     created_at = serializers.CharField()
     updated_at = serializers.CharField()
     expires_at = serializers.CharField()
+    receipts_count = serializers.IntegerField()
     livemode = serializers.BooleanField()
 
 
@@ -261,3 +264,42 @@ class TraderOrderCancelView(TraderAPIView):
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
         order = services.order_cancel(order_id=order.pk, actor=f"trader:{self.trader.pk}")
         return Response(ok(order=render_order(order)))
+
+
+class TraderOrderReceiptsView(TraderAPIView):
+    @extend_schema(
+        operation_id="trader_order_receipts",
+        request=None,
+        responses=inline_serializer(
+            "ReceiptList",
+            {
+                "success": serializers.BooleanField(),
+                "message": serializers.CharField(),
+                "receipts": inline_serializer(
+                    "Receipt",
+                    {
+                        "id": serializers.CharField(),
+                        "content_type": serializers.CharField(),
+                        "size": serializers.IntegerField(),
+                        "uploaded_at": serializers.CharField(),
+                    },
+                    many=True,
+                ),
+            },
+        ),
+    )
+    def get(self, request, order_id):
+        order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
+        receipts = [render_receipt(r) for r in selectors.receipts_of_order(order=order)]
+        return Response(ok(receipts=receipts))
+
+
+class TraderOrderReceiptView(TraderAPIView):
+    @extend_schema(
+        operation_id="trader_order_receipt",
+        request=None,
+        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+    )
+    def get(self, request, order_id, receipt_id):
+        order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
+        return receipt_response(selectors.receipt_of_order(order=order, receipt_id=receipt_id))

@@ -124,6 +124,7 @@ class Order(models.Model):
     sandbox_action = models.CharField(max_length=8, null=True, blank=True)
 
     event_sequence = models.PositiveIntegerField(default=0)
+    receipts_count = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
     expires_at = models.DateTimeField()
@@ -187,3 +188,21 @@ class Order(models.Model):
     def shown_status(self) -> str:
         """Never shown as Pending after expires_at, even before the sweep has run."""
         return OrderStatus.EXPIRED if self.is_overdue else self.status
+
+
+class Receipt(models.Model):
+    """A payer's receipt for an order, attached on the payment page. Stored privately
+    (default storage: a local directory outside any URL, or a private bucket)."""
+
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="receipts")
+    file = models.FileField(upload_to="receipts/%Y/%m/", max_length=300)
+    content_type = models.CharField(max_length=100)
+    size = models.PositiveIntegerField()
+    original_name = models.CharField(max_length=255, blank=True)
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["uploaded_at", "id"]
+
+    def __str__(self):
+        return self.original_name or self.file.name

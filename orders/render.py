@@ -33,6 +33,7 @@ def render_order(order: Order) -> dict:
         "created_at": iso_utc(order.created_at),
         "updated_at": iso_utc(order.updated_at),
         "expires_at": iso_utc(order.expires_at),
+        "receipts_count": order.receipts_count,
         "livemode": order.livemode,
     }
     if order.form_url:

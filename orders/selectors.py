@@ -10,7 +10,7 @@ from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import NotFound
 from paymentsvc.formats import parse_uuid
 
-from .models import Order, OrderStatus, Trader
+from .models import Order, OrderStatus, Receipt, Trader
 
 
 def orders_with_shown_status(qs: QuerySet, status: str | None) -> QuerySet:
@@ -91,3 +91,16 @@ def order_of_trader(*, trader: Trader, order_id: str) -> Order:
     if order is None:
         raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
     return order
+
+
+def receipts_of_order(*, order: Order) -> list[Receipt]:
+    return list(order.receipts.all())
+
+
+def receipt_of_order(*, order: Order, receipt_id: str) -> Receipt:
+    receipt = None
+    if str(receipt_id).isdigit() and len(str(receipt_id)) <= 18:
+        receipt = Receipt.objects.filter(order=order, pk=int(receipt_id)).first()
+    if receipt is None:
+        raise NotFound(code=ErrorCode.RECEIPT_NOT_FOUND)
+    return receipt

@@ -7,11 +7,18 @@ from django.core.cache import cache
 from django.http import HttpResponse
 from django.utils.html import escape
 
+from .client_address import client_address
+from .rates import Rate, parse_rate
+
+
+def _rate() -> Rate:
+    return parse_rate(settings.ADMIN_LOGIN_RATE_LIMIT, name="ADMIN_LOGIN_RATE_LIMIT")
+
 
 def _keys(request) -> list[tuple[str, int]]:
     username = request.POST.get("username", "")[:150].strip().lower()
-    address = request.META.get("REMOTE_ADDR", "")
-    limit = settings.ADMIN_LOGIN_MAX_FAILURES
+    address = client_address(request)
+    limit = _rate().count
     return [(f"admin-login:user:{username}", limit), (f"admin-login:addr:{address}", limit * 4)]
 
 
@@ -20,7 +27,7 @@ def _locked(keys) -> bool:
 
 
 def _count_failure(keys) -> None:
-    timeout = settings.ADMIN_LOGIN_LOCKOUT_SECONDS
+    timeout = _rate().seconds
     for key, _ in keys:
         if not cache.add(key, 1, timeout=timeout):
             try:
@@ -34,12 +41,13 @@ def throttled_admin_login(request, extra_context=None):
         return admin.site.login(request, extra_context)
     keys = _keys(request)
     if _locked(keys):
-        minutes = settings.ADMIN_LOGIN_LOCKOUT_SECONDS // 60
+        lockout = _rate().seconds
+        minutes = max(1, lockout // 60)
         text = f"Too many failed sign-in attempts. Try again in {minutes} minutes."
         response = HttpResponse(
             f"<!doctype html><title>Locked</title><p>{escape(text)}</p>", status=429
         )
-        response["Retry-After"] = str(settings.ADMIN_LOGIN_LOCKOUT_SECONDS)
+        response["Retry-After"] = str(lockout)
         return response
     response = admin.site.login(request, extra_context)
     if request.user.is_authenticated and response.status_code in (301, 302):

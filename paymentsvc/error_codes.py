@@ -21,6 +21,7 @@ class ErrorCode(StrEnum):
     CONFLICT = "conflict"
     TOO_MANY_REQUESTS = "too_many_requests"
     RATE_LIMITED = "rate_limited"
+    AUTH_RATE_LIMITED = "auth_rate_limited"
     ERROR = "error"
     INTERNAL_ERROR = "internal_error"
     SERVICE_UNAVAILABLE = "service_unavailable"
@@ -59,6 +60,19 @@ class ErrorCode(StrEnum):
     TOO_MANY_FILES = "too_many_files"
     FILE_TOO_LARGE = "file_too_large"
     UNSUPPORTED_FILE_TYPE = "unsupported_file_type"
+    # Events and webhook deliveries
+    EVENT_NOT_FOUND = "event_not_found"
+    DELIVERY_NOT_FOUND = "delivery_not_found"
+    # Payers' receipts
+    RECEIPT_EMPTY = "receipt_empty"
+    RECEIPT_TOO_LARGE = "receipt_too_large"
+    RECEIPT_TYPE = "receipt_type"
+    RECEIPT_CLOSED = "receipt_closed"
+    RECEIPT_TOO_MANY = "receipt_too_many"
+    RECEIPT_NOT_FOUND = "receipt_not_found"
+
+    METRICS_UNAUTHORIZED = "metrics_unauthorized"
+    METRICS_FORBIDDEN = "metrics_forbidden"
 
 
 # code -> (HTTP status, default message)
@@ -74,6 +88,7 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.CONFLICT: (409, "Conflict"),
     ErrorCode.TOO_MANY_REQUESTS: (429, "Too many requests"),
     ErrorCode.RATE_LIMITED: (429, "Request rate limit exceeded"),
+    ErrorCode.AUTH_RATE_LIMITED: (429, "Too many failed authentications from this address"),
     ErrorCode.ERROR: (400, "Request failed"),
     ErrorCode.INTERNAL_ERROR: (500, "Internal server error"),
     ErrorCode.SERVICE_UNAVAILABLE: (503, "Service temporarily unavailable, try again"),
@@ -118,6 +133,16 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.TOO_MANY_FILES: (400, "Too many files"),
     ErrorCode.FILE_TOO_LARGE: (413, "File is larger than 5 MB"),
     ErrorCode.UNSUPPORTED_FILE_TYPE: (415, "File type is not allowed"),
+    ErrorCode.EVENT_NOT_FOUND: (404, "Event not found"),
+    ErrorCode.DELIVERY_NOT_FOUND: (404, "Delivery not found"),
+    ErrorCode.RECEIPT_EMPTY: (400, "No file was sent"),
+    ErrorCode.RECEIPT_TOO_LARGE: (413, "File is larger than 5 MB"),
+    ErrorCode.RECEIPT_TYPE: (400, "File is not an image or a PDF (judged from its content)"),
+    ErrorCode.RECEIPT_CLOSED: (400, "The order no longer takes receipts"),
+    ErrorCode.RECEIPT_TOO_MANY: (400, "At most 3 receipts per payment"),
+    ErrorCode.RECEIPT_NOT_FOUND: (404, "Receipt not found"),
+    ErrorCode.METRICS_UNAUTHORIZED: (401, "Metrics need Authorization: Bearer <METRICS_TOKEN>"),
+    ErrorCode.METRICS_FORBIDDEN: (403, "Metrics are served only to loopback clients"),
 }
 
 

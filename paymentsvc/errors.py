@@ -136,10 +136,9 @@ def api_exception_handler(exc, context):
         headers["WWW-Authenticate"] = "X-API-Key"
     elif isinstance(exc, drf.Throttled):
         wait = int(exc.wait or 1)
-        message, code = (
-            f"Request rate limit exceeded. Retry in {wait} seconds",
-            ErrorCode.RATE_LIMITED,
-        )
+        limited = exc.default_code == ErrorCode.AUTH_RATE_LIMITED
+        code = ErrorCode.AUTH_RATE_LIMITED if limited else ErrorCode.RATE_LIMITED
+        message = f"{message_for(code)}. Retry in {wait} seconds"
         headers["Retry-After"] = str(wait)
     elif isinstance(exc, drf.MethodNotAllowed):
         message, code = str(exc.detail), ErrorCode.METHOD_NOT_ALLOWED

@@ -3,6 +3,8 @@ import logging
 from django.conf import settings
 from django.core.exceptions import SuspiciousOperation
 from django.db import DatabaseError
+from django.middleware.locale import LocaleMiddleware
+from django.utils import translation
 
 from .error_codes import ErrorCode
 from .errors import error_response
@@ -76,3 +78,20 @@ class SecurityHeadersMiddleware:
         response.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
         response.setdefault("Cross-Origin-Opener-Policy", "same-origin")
         return response
+
+
+class PageLocaleMiddleware(LocaleMiddleware):
+    """Django's language negotiation for pages (the admin in Russian for an operator
+    whose browser asks for it); the API's messages stay English for every client."""
+
+    def process_request(self, request):
+        if request.path.startswith("/api/"):
+            translation.activate(settings.LANGUAGE_CODE)
+            request.LANGUAGE_CODE = settings.LANGUAGE_CODE
+            return
+        super().process_request(request)
+
+    def process_response(self, request, response):
+        if request.path.startswith("/api/"):
+            return response
+        return super().process_response(request, response)

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import health
+from . import health, metrics
 from .admin_login import throttled_admin_login
 from .fallback import api_fallback
 from .ping import PingView
@@ -14,12 +14,14 @@ api_v1 = [
     path("sandbox/", include("orders.sandbox_urls")),
     path("form/", include("forms_ui.api_urls")),
     path("disputes/", include("disputes.urls")),
+    path("", include("webhooks.urls")),
     path("ping", PingView.as_view()),
 ]
 
 urlpatterns = [
     path("healthz", health.healthz),
     path("readyz", health.readyz),
+    path("metrics", metrics.metrics_view),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/v1/", include(api_v1)),

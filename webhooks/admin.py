@@ -3,8 +3,12 @@ attempt, and a resend that goes through delivery_resend."""
 
 from django.contrib import admin, messages
 from django.contrib.admin.utils import quote
-from django.urls import reverse
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 
 from paymentsvc.formats import parse_uuid
 
@@ -42,6 +46,83 @@ def _search(queryset, search_term, *, event, order, url=None):
     return queryset.none()
 
 
+def _attempt_rows(attempts) -> str:
+    return format_html_join(
+        "",
+        "<li>{} · {} · {} ms{}</li>",
+        (
+            (
+                a.started_at.isoformat(timespec="seconds"),
+                f"HTTP {a.status_code}" if a.status_code else "no answer",
+                a.duration_ms,
+                format_html(" · {}", a.error) if a.error else "",
+            )
+            for a in attempts
+        ),
+    )
+
+
+def _resend_button(delivery, back: str) -> str:
+    # The admin's change page is already a form carrying the CSRF token: the button
+    # posts it to the resend view instead of the page's own action.
+    url = reverse("admin:webhooks_webhookdelivery_resend", args=[delivery.pk])
+    return format_html(
+        '<button type="submit" class="button" formmethod="post" formaction="{}?{}" '
+        'data-testid="resend-delivery-{}">Resend</button>',
+        url,
+        urlencode({"next": back}),
+        delivery.pk,
+    )
+
+
+def order_history(*, order_id, back: str) -> str:
+    """An order's history for its admin pages: every event, newest first, with who
+    caused it, and each delivery with its attempts and a resend button. `back` is the
+    page a resend returns to."""
+    events = list(
+        WebhookEvent.objects.filter(order_id=order_id)
+        .order_by("-sequence")
+        .prefetch_related("deliveries__attempt_log")
+    )
+    if not events:
+        return "No event yet."
+    rows = []
+    for event in events:
+        deliveries = format_html_join(
+            "",
+            "<div><a href='{}'>{}</a> <b>{}</b> {}<ul>{}</ul></div>",
+            (
+                (
+                    reverse("admin:webhooks_webhookdelivery_change", args=[d.pk]),
+                    d.url,
+                    d.state,
+                    _resend_button(d, back),
+                    _attempt_rows(sorted(d.attempt_log.all(), key=lambda a: a.started_at)),
+                )
+                for d in sorted(event.deliveries.all(), key=lambda d: d.pk)
+            ),
+        )
+        rows.append(
+            format_html(
+                "<tr data-testid='event-{}'><td>{}</td><td><a href='{}'>{}</a></td><td>{}</td>"
+                "<td>{}</td><td>{}</td></tr>",
+                event.sequence,
+                event.sequence,
+                reverse("admin:webhooks_webhookevent_change", args=[quote(event.pk)]),
+                event.type,
+                event.actor,
+                event.created_at.isoformat(timespec="seconds"),
+                deliveries or "no webhook target",
+            )
+        )
+    head = format_html_join(
+        "", "<th>{}</th>", ((c,) for c in ["#", "event", "actor", "time", "deliveries"])
+    )
+    return format_html(
+        "<table><tr>{}</tr>{}</table>", head, format_html_join("", "{}", ((r,) for r in rows))
+    )
+
+
 def _resend(request, deliveries) -> None:
     count = 0
     for delivery in deliveries:
@@ -57,15 +138,27 @@ class WebhookEventAdmin(admin.ModelAdmin):
         "type",
         "order_id",
         "sequence",
+        "actor",
         "terminal",
         "delivery_states",
         "created_at",
     ]
-    list_filter = ["type", "deliveries__state", "terminal"]
+    list_filter = ["type", "actor", "deliveries__state", "terminal"]
     search_fields = ["=id", "=order_id"]
     date_hierarchy = "created_at"
     inlines = [DeliveryInline]
-    fields = ["id", "terminal", "order_id", "type", "sequence", "created_at", "body", "attempt_log"]
+    fields = [
+        "id",
+        "terminal",
+        "order_id",
+        "type",
+        "sequence",
+        "actor",
+        "livemode",
+        "created_at",
+        "body",
+        "attempt_log",
+    ]
     readonly_fields = fields
     actions = ["resend"]
 
@@ -186,6 +279,33 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     @admin.display(description="type", ordering="event__type")
     def event_type(self, obj):
         return obj.event.type
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:delivery_id>/resend/",
+                self.admin_site.admin_view(self.resend_view),
+                name="webhooks_webhookdelivery_resend",
+            ),
+            *super().get_urls(),
+        ]
+
+    def resend_view(self, request, delivery_id):
+        """The resend button of the order and dispute pages."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        delivery = get_object_or_404(WebhookDelivery, pk=delivery_id)
+        services.delivery_resend(delivery=delivery)
+        self.log_change(request, delivery, "Resent through the admin")
+        messages.success(request, f"Delivery {delivery.pk} to {delivery.url} queued to send now.")
+        back = request.GET.get("next", "")
+        if not url_has_allowed_host_and_scheme(
+            back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        ):
+            back = reverse("admin:webhooks_webhookdelivery_change", args=[delivery.pk])
+        return HttpResponseRedirect(back)
 
     @admin.action(description="Resend selected deliveries now", permissions=["change"])
     def resend(self, request, queryset):

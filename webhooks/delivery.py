@@ -24,6 +24,9 @@ from django.db.models import Q
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
+from finance.services import terminal_webhook_secrets
+from paymentsvc import metrics
+
 from .models import DeliveryState, WebhookAttempt, WebhookDelivery
 
 logger = logging.getLogger(__name__)
@@ -162,6 +165,15 @@ async def _post(url: str, headers: dict, body: bytes) -> tuple[int, bytes]:
         resolver.shutdown(wait=False)
 
 
+def sign(terminal, msg_id: str, timestamp: datetime, body: str) -> str:
+    """Standard Webhooks' header: one `v1,` signature per secret that signs now,
+    space-separated; a receiver accepts the message if any of them verifies."""
+    return " ".join(
+        Webhook(secret).sign(msg_id, timestamp, body)
+        for secret in terminal_webhook_secrets(terminal=terminal)
+    )
+
+
 def _send(delivery: WebhookDelivery) -> tuple[int | None, str, str]:
     """(status code or None, error, response excerpt)."""
     event = delivery.event
@@ -172,9 +184,7 @@ def _send(delivery: WebhookDelivery) -> tuple[int | None, str, str]:
             "User-Agent": USER_AGENT,
             "webhook-id": event.id,
             "webhook-timestamp": str(int(timestamp.timestamp())),
-            "webhook-signature": Webhook(event.terminal.webhook_secret).sign(
-                event.id, timestamp, event.body
-            ),
+            "webhook-signature": sign(event.terminal, event.id, timestamp, event.body),
         }
         status_code, excerpt = asyncio.run(_post(delivery.url, headers, event.body.encode()))
     except DeliveryRefused as exc:
@@ -227,7 +237,8 @@ def _outcome_record(
         "updated_at": timezone.now(),
     }
     if not error:
-        update["state"] = DeliveryState.SUCCEEDED
+        update["state"] = DeliveryState.DELIVERED
+        update["delivered_at"] = timezone.now()
     elif attempts <= len(schedule):
         update["next_attempt_at"] = timezone.now() + timedelta(seconds=schedule[attempts - 1])
     else:
@@ -247,8 +258,18 @@ def _outcome_record(
         kept = WebhookDelivery.objects.filter(pk=delivery.pk, locked_until=claimed_until).update(
             **update
         )
-    if error:
-        logger.info("Webhook delivery %s attempt %s failed: %s", delivery.pk, attempts, error)
+    state = update.get("state", DeliveryState.PENDING)
+    metrics.webhook_delivery_attempted(state=state)
+    logger.info(
+        "Webhook delivery %s attempt %s: %s (event %s, HTTP %s, %d ms)%s",
+        delivery.pk,
+        attempts,
+        state,
+        delivery.event_id,
+        status_code,
+        duration_ms,
+        f": {error}" if error else "",
+    )
     if not kept:
         logger.warning("Webhook delivery %s: claim lost before the outcome was saved", delivery.pk)
-    return update.get("state", DeliveryState.PENDING)
+    return state

@@ -3,24 +3,42 @@ import json
 from django.db import transaction
 from django.utils import timezone
 
-from finance.services import terminal_webhook_secret_rotate
+from finance.services import terminal_webhook_secret_rotate, terminal_webhook_urls_set
+from paymentsvc.actors import actor_kind
 from paymentsvc.formats import iso_utc
 
 from .models import DeliveryState, WebhookDelivery, WebhookEvent, new_event_id
 from .tasks import enqueue_deliveries
 
 
+def terminal_livemode(terminal) -> bool:
+    # Terminals gain a sandbox flag; until then every terminal is live.
+    return not getattr(terminal, "sandbox", False)
+
+
 def event_record(
-    *, terminal, order_id, event_type: str, sequence: int, data: dict, webhook_url: str | None
+    *,
+    terminal,
+    order_id,
+    event_type: str,
+    sequence: int,
+    data: dict,
+    webhook_url: str | None,
+    actor: str,
 ) -> WebhookEvent:
-    """Write an event and its deliveries in the caller's transaction; queue on commit."""
+    """Write an event and its deliveries in the caller's transaction; queue on commit.
+    The event is stored whether or not there is a target: it is the order's history."""
     now = timezone.now()
     event_id = new_event_id()
+    kind = actor_kind(actor)
+    livemode = terminal_livemode(terminal)
     payload = {
         "id": event_id,
         "type": event_type,
         "created_at": iso_utc(now),
         "sequence": sequence,
+        "livemode": livemode,
+        "actor": kind,
         "data": data,
     }
     event = WebhookEvent.objects.create(
@@ -29,13 +47,18 @@ def event_record(
         order_id=order_id,
         type=event_type,
         sequence=sequence,
+        actor=kind,
+        livemode=livemode,
         payload=payload,
         body=json.dumps(payload, separators=(",", ":"), ensure_ascii=False),
         created_at=now,
     )
     targets = [webhook_url] if webhook_url else list(dict.fromkeys(terminal.webhook_urls or []))
     deliveries = WebhookDelivery.objects.bulk_create(
-        [WebhookDelivery(event=event, url=url, next_attempt_at=now) for url in targets]
+        [
+            WebhookDelivery(event=event, terminal=terminal, url=url, next_attempt_at=now)
+            for url in targets
+        ]
     )
     ids = [d.pk for d in deliveries]
     if ids:
@@ -44,20 +67,27 @@ def event_record(
 
 
 def delivery_resend(*, delivery: WebhookDelivery) -> WebhookDelivery:
-    """An operator's resend: due now, as a fresh pending delivery with the same id."""
+    """Send a delivery again now, whatever its state (delivered and failed alike):
+    the same event, so the same webhook-id, with a fresh timestamp and signature made
+    at send time. The attempt is logged like any other."""
     with transaction.atomic():
         WebhookDelivery.objects.filter(pk=delivery.pk).update(
-            state=DeliveryState.PENDING, next_attempt_at=timezone.now(), locked_until=None
+            state=DeliveryState.PENDING,
+            next_attempt_at=timezone.now(),
+            locked_until=None,
+            updated_at=timezone.now(),
         )
         transaction.on_commit(lambda: enqueue_deliveries([delivery.pk]), robust=True)
     delivery.refresh_from_db()
     return delivery
 
 
-def webhook_secret_rotate(*, terminal):
-    """A new signing secret for the terminal. Every attempt from now on is signed with
-    it, retries of older events included (signatures are made at send time), so the
-    merchant switches verification to the new secret when it is handed over."""
-    with transaction.atomic():
-        terminal_webhook_secret_rotate(terminal=terminal)
-    return terminal
+def webhook_secret_rotate(*, terminal) -> str:
+    """A new signing secret for the terminal, returned once. The old one keeps signing
+    beside it for 24 h (both signatures are sent), so the merchant switches
+    verification to the new secret without losing an event."""
+    return terminal_webhook_secret_rotate(terminal=terminal)
+
+
+def webhook_urls_set(*, terminal, urls: list[str]) -> list[str]:
+    return terminal_webhook_urls_set(terminal=terminal, urls=urls)

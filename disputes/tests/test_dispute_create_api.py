@@ -17,7 +17,7 @@ from django.test.client import BOUNDARY, RequestFactory, encode_multipart
 from conftest import ApiClient, buy_body, load_demo, sell_body
 from disputes.models import Dispute, DisputeFile
 from disputes.services import dispute_resolve
-from disputes.uploads import EvidenceSizeLimit
+from paymentsvc.uploads import UploadSizeLimit
 
 from . import files as f
 
@@ -372,7 +372,7 @@ def test_a_much_larger_file_is_spooled_to_disk_only_up_to_the_limit():
         "POST", URL, body, content_type=f"multipart/form-data; boundary={BOUNDARY}"
     )
     handlers = [
-        EvidenceSizeLimit(request, limit=f.MB5),
+        UploadSizeLimit(request, limit=f.MB5),
         TemporaryFileUploadHandler(request),
     ]
     parser = MultiPartParser(request.META, io.BytesIO(body), handlers)

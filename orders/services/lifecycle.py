@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from finance.models import Side
 from finance.services import balance_credit, balance_lock, balance_post, balance_void
+from paymentsvc import metrics
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import Conflict, NotFound
 from paymentsvc.money import fee_for, quantize_money
@@ -94,7 +95,8 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
             "updated_at",
         ]
     )
-    record_event(order, _EVENT_FOR_STATUS[status])
+    metrics.order_transitioned(to=status, actor=actor)
+    record_event(order, _EVENT_FOR_STATUS[status], actor=actor)
     return order
 
 

@@ -17,6 +17,7 @@ from finance.services import (
     method_deeplink,
     normalize_account,
 )
+from paymentsvc import metrics
 from paymentsvc.db import advisory_xact_lock
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import Conflict, InvalidRequest, NoAvailableTraders
@@ -106,7 +107,10 @@ def order_create(
     webhook_url: str | None = None,
     unique_amount: bool = False,
     form_options: dict | None = None,
+    actor: str | None = None,
 ) -> Order:
+    """`actor`: who creates it, the terminal's merchant unless told (a payer on the
+    payment form)."""
     order_validate_request(
         terminal=terminal,
         side=side,
@@ -161,6 +165,7 @@ def order_create(
         user_id=user_id,
         webhook_url=webhook_url,
         form_options=form_options,
+        actor=actor or f"merchant:{terminal.pk}",
     )
     try:
         return _order_place(**place)
@@ -192,6 +197,7 @@ def _order_place(
     user_id: str | None,
     webhook_url: str | None,
     form_options: dict | None,
+    actor: str,
 ) -> Order:
     """One try at creating the order, in one transaction: the anti-fraud cap, a Sell's
     reserve, the first free (requisite, amount), the order and its event."""
@@ -280,7 +286,8 @@ def _order_place(
         if form_options is not None:
             order.form_url = hooks.form_session_for(order=order, options=form_options)
             Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
-        emit_event(order, EventType.ORDER_CREATED)
+        emit_event(order, EventType.ORDER_CREATED, actor=actor)
+        metrics.order_created(order=order)
         if order.sandbox_action:
             sandbox_schedule(order)
     return order
