@@ -85,6 +85,12 @@ class Terminal(models.Model):
     def __str__(self):
         return self.name
 
+    @property
+    def livemode(self) -> bool:
+        """The one rule for live or test mode: a terminal is live unless it is a
+        sandbox one. Its orders keep this value (Order.livemode) from creation."""
+        return not self.sandbox
+
 
 class ApiKey(ApiKeyBase):
     terminal = models.ForeignKey(Terminal, on_delete=models.CASCADE, related_name="api_keys")

@@ -22,6 +22,11 @@ class Trader(models.Model):
     def __str__(self):
         return self.name
 
+    @property
+    def livemode(self) -> bool:
+        """Live traders serve live orders only, sandbox traders sandbox ones only."""
+        return not self.sandbox
+
 
 class TraderApiKey(ApiKeyBase):
     trader = models.ForeignKey(Trader, on_delete=models.CASCADE, related_name="api_keys")

@@ -39,7 +39,7 @@ class SandboxOrderSimulateView(TerminalAPIView):
         responses={200: OrderEnvelope},
     )
     def post(self, request, order_id):
-        if not self.terminal.sandbox:
+        if self.terminal.livemode:
             raise Forbidden(code=ErrorCode.SANDBOX_ONLY)
         data = SimulateIn(data=request.data)
         data.is_valid(raise_exception=True)

@@ -73,7 +73,7 @@ def trader_order_list(
     *, trader: Trader, order_side: str | None = None, status: str | None = None
 ) -> QuerySet:
     # A trader sees only orders of its own mode, even if an operator flips its flag.
-    qs = Order.objects.filter(trader=trader, livemode=not trader.sandbox)
+    qs = Order.objects.filter(trader=trader, livemode=trader.livemode)
     if order_side:
         qs = qs.filter(side=order_side)
     return (
@@ -84,7 +84,7 @@ def trader_order_list(
 def order_of_trader(*, trader: Trader, order_id: str) -> Order:
     order_uuid = parse_uuid(order_id)
     order = (
-        Order.objects.filter(pk=order_uuid, trader=trader, livemode=not trader.sandbox).first()
+        Order.objects.filter(pk=order_uuid, trader=trader, livemode=trader.livemode).first()
         if order_uuid
         else None
     )

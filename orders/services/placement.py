@@ -220,7 +220,7 @@ def _order_place(
 
         now = timezone.now()
         order = None
-        livemode = not terminal.sandbox
+        livemode = terminal.livemode
         for requisite, chosen in matching.candidates(
             methods=methods, side=side, amounts=amounts, sandbox=not livemode
         ):

@@ -60,14 +60,14 @@ def kopecks(amount: Decimal) -> int:
 def sandbox_action_for(*, terminal: Terminal, amount: Decimal) -> SandboxAction | None:
     """The outcome a sandbox order of `amount` asks for; none on live terminals, where
     magic amounts are ordinary amounts."""
-    if not terminal.sandbox:
+    if terminal.livemode:
         return None
     return MAGIC_KOPECKS.get(kopecks(amount))
 
 
 def sandbox_refusal_check(*, terminal: Terminal, amount: Decimal) -> None:
     """.14 on a sandbox terminal: the 500 a merchant gets when no trader is free."""
-    if terminal.sandbox and kopecks(amount) == REFUSED_KOPECKS:
+    if not terminal.livemode and kopecks(amount) == REFUSED_KOPECKS:
         raise NoAvailableTraders(
             "No available traders that match order requirements. "
             "Try another amount or payment method (sandbox: amounts ending in .14 are refused)"

@@ -62,6 +62,37 @@ def test_live_order_is_livemode_true_and_held_by_a_live_trader(shop, demo):
     assert Order.objects.get(pk=order["id"]).trader.sandbox is False
 
 
+def test_events_carry_the_orders_own_livemode_and_actor_sandbox(sandbox, demo):
+    order = sandbox.post(URL, buy_body(demo, amount="1500.00")).json()
+    # An operator turning the terminal live later moves no order: its events keep the
+    # livemode the order was created with.
+    demo.sandbox_shop.sandbox = False
+    demo.sandbox_shop.save(update_fields=["sandbox"])
+    from orders.services import order_simulate
+
+    order_simulate(order=Order.objects.get(pk=order["id"]), action="cancel")
+    rows = list(WebhookEvent.objects.filter(order_id=order["id"]).order_by("sequence"))
+    assert [(e.type, e.livemode, e.actor) for e in rows] == [
+        ("order.created", False, "merchant"),
+        ("order.cancelled", False, "sandbox"),
+    ]
+    for event in rows:
+        assert event.payload["livemode"] is False
+        assert event.payload["data"]["order"]["livemode"] is False
+
+
+def test_livemode_is_one_rule_for_terminals_orders_metrics_and_the_outbox(sandbox, shop, demo):
+    from paymentsvc.metrics import livemode_label
+    from webhooks.services import terminal_livemode
+
+    assert (demo.shop.livemode, demo.sandbox_shop.livemode) == (True, False)
+    live = Order.objects.get(pk=shop.post(URL, buy_body(demo, amount="1500.00")).json()["id"])
+    test = Order.objects.get(pk=sandbox.post(URL, buy_body(demo, amount="1500.00")).json()["id"])
+    assert [livemode_label(o) for o in (live, test)] == ["true", "false"]
+    assert [terminal_livemode(t) for t in (demo.shop, demo.sandbox_shop)] == [True, False]
+    assert livemode_label(object()) == "true"  # what does not say is live
+
+
 def test_live_orders_never_take_sandbox_requisites_when_live_ones_are_full(shop, demo):
     body = buy_body(demo, amount="2000.00")
     statuses = [shop.post(URL, body).status_code for _ in range(3)]
