@@ -48,6 +48,36 @@ def test_sandbox_buttons_stay_while_the_payment_is_being_checked(sandbox, client
     assert {"sandbox-banner", "sandbox-complete", "sandbox-decline"} <= set(hooks)
 
 
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        (
+            "ru",
+            [
+                "Тестовый режим.",
+                "Это платёж в песочнице: реальные деньги не переводятся.",
+                "Платёж получен (завершить)",
+                "Отклонить платёж",
+            ],
+        ),
+        (
+            "en",
+            [
+                "Test mode.",
+                "This is a sandbox payment: no real money moves.",
+                "Payment received (complete)",
+                "Decline the payment",
+            ],
+        ),
+    ],
+)
+def test_sandbox_texts_come_from_the_page_catalogs(sandbox, client, lang, words):
+    session = create(sandbox, button_name="SberPay")
+    html = page(client, session, lang=lang)
+    for text in words:
+        assert text in html
+
+
 def test_sandbox_method_choice_has_the_banner_but_no_buttons(sandbox, client):
     session = create(sandbox)
     hooks = hooks_in(page(client, session, lang="en"))
