@@ -41,6 +41,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -61,6 +63,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
+    "paymentsvc.admin_site.OperatorAdminMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -133,6 +137,8 @@ LANGUAGE_CODE = "en"
 LANGUAGES = [("ru", "Русский"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
+# Dates and times in the admin: one format, with the zone named (see admin_site.py).
+FORMAT_MODULE_PATH = ["paymentsvc.locale_formats"]
 USE_I18N = True
 USE_TZ = True
 
@@ -286,6 +292,13 @@ SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
 ADMIN_LOGIN_MAX_FAILURES = env.int("ADMIN_LOGIN_MAX_FAILURES", default=5)
 ADMIN_LOGIN_LOCKOUT_SECONDS = env.int("ADMIN_LOGIN_LOCKOUT_SECONDS", default=900)
+# Proxies (addresses or networks) whose X-Forwarded-For is believed; none by default.
+TRUSTED_PROXIES = env.list("TRUSTED_PROXIES", default=[])
+# Staff sign in with a TOTP code as well as a password; `make run`'s demo mode turns it off.
+ADMIN_2FA = env.bool("ADMIN_2FA", default=not DEBUG)
+OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default="paymentsvc")
+# The admin shows times in the operators' zone, named beside them; the API stays UTC.
+OPERATOR_TIME_ZONE = env.str("OPERATOR_TIME_ZONE", default="Europe/Moscow")
 
 LOGGING = {
     "version": 1,
