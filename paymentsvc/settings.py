@@ -52,6 +52,7 @@ INSTALLED_APPS = [
     "orders",
     "forms_ui",
     "disputes",
+    "operators",
 ]
 
 MIDDLEWARE = [

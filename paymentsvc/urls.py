@@ -26,6 +26,7 @@ urlpatterns = [
     re_path(r"^api/", api_fallback),
     path("admin/login/", throttled_admin_login, name="admin-login"),
     path("admin/2fa/", two_factor, name="admin-2fa"),
+    path("admin/dashboard/", include("operators.urls")),
     path("admin/", admin.site.urls),
     path("form/", include("forms_ui.urls")),
 ]
