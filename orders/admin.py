@@ -1,13 +1,18 @@
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
+from django.contrib.admin.options import IncorrectLookupParameters
+from django.contrib.admin.views.main import ERROR_FLAG
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import path, reverse
 
 from finance.services import api_key_revoke, normalize_account
 from paymentsvc.admin_keys import KeyAdmin, KeyInline
 from paymentsvc.errors import ServiceError
 
 from . import services
+from .export import orders_csv_response
 from .models import Order, OrderStatus, Requisite, Trader, TraderApiKey
 
 
@@ -118,6 +123,20 @@ class OrderAdmin(admin.ModelAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         return [f.name for f in self.model._meta.fields]
+
+    def get_urls(self):
+        export = self.admin_site.admin_view(self.export_csv)
+        return [path("export.csv", export, name="orders_order_export"), *super().get_urls()]
+
+    def export_csv(self, request):
+        """The orders the list's current filters, search and ordering select, as CSV."""
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        try:
+            changelist = self.get_changelist_instance(request)
+        except IncorrectLookupParameters:
+            return redirect(f"{reverse('admin:orders_order_changelist')}?{ERROR_FLAG}=1")
+        return orders_csv_response(changelist.queryset)
 
     def has_add_permission(self, request):
         return False
