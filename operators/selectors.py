@@ -28,6 +28,7 @@ from django.db.models.functions import TruncHour
 from disputes.models import Dispute
 from finance.models import Terminal
 from orders.models import Order, OrderStatus
+from paymentsvc.money import quantize_money
 from webhooks.models import DeliveryState, WebhookDelivery
 
 PERIODS = {"24h": timedelta(hours=24), "7d": timedelta(days=7), "30d": timedelta(days=30)}
@@ -103,8 +104,8 @@ def dashboard_get(*, period: str, terminal: Terminal | None, now: datetime) -> D
         totals["completed"],
         totals["ended"],
     )
-    board.volume_buy = totals["volume_buy"] or Decimal("0.00")
-    board.volume_sell = totals["volume_sell"] or Decimal("0.00")
+    board.volume_buy = quantize_money(totals["volume_buy"] or 0)
+    board.volume_sell = quantize_money(totals["volume_sell"] or 0)
     board.median_confirm_seconds = _median_confirm_seconds(cohort, board.completed)
 
     pending_now = scope_orders(
