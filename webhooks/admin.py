@@ -1,11 +1,16 @@
 """Operators' view of webhooks: every event with its deliveries and the log of every
 attempt, and a resend that goes through delivery_resend."""
 
+import json
+
 from django.contrib import admin, messages
 from django.contrib.admin.utils import quote
 from django.urls import reverse
+from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
+from django.utils.timezone import localtime
 
+from paymentsvc.admin_pages import ReadOnlyPageMixin
 from paymentsvc.formats import parse_uuid
 
 from . import services
@@ -51,7 +56,7 @@ def _resend(request, deliveries) -> None:
 
 
 @admin.register(WebhookEvent)
-class WebhookEventAdmin(admin.ModelAdmin):
+class WebhookEventAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "type",
@@ -65,7 +70,8 @@ class WebhookEventAdmin(admin.ModelAdmin):
     search_fields = ["=id", "=order_id"]
     date_hierarchy = "created_at"
     inlines = [DeliveryInline]
-    fields = ["id", "terminal", "order_id", "type", "sequence", "created_at", "body", "attempt_log"]
+    fields = ["id", "terminal", "order_id", "type", "sequence", "created_at", "pretty_body"]
+    fields += ["attempt_log"]
     readonly_fields = fields
     actions = ["resend"]
 
@@ -87,6 +93,17 @@ class WebhookEventAdmin(admin.ModelAdmin):
     def delivery_states(self, obj):
         return ", ".join(d.state for d in obj.deliveries.all()) or "-"
 
+    @admin.display(description="body (as signed and sent, shown indented)")
+    def pretty_body(self, obj):
+        try:
+            text = json.dumps(json.loads(obj.body), indent=2, ensure_ascii=False)
+        except ValueError:
+            text = obj.body
+        return format_html(
+            '<pre style="white-space:pre-wrap;max-height:32em;overflow:auto;margin:0">{}</pre>',
+            text,
+        )
+
     @admin.display(description="delivery log")
     def attempt_log(self, obj):
         attempts = (
@@ -106,7 +123,7 @@ class WebhookEventAdmin(admin.ModelAdmin):
                     reverse("admin:webhooks_webhookdelivery_change", args=[a.delivery_id]),
                     a.delivery.url,
                     a.number,
-                    a.started_at.isoformat(timespec="seconds"),
+                    date_format(localtime(a.started_at), "DATETIME_FORMAT"),
                     a.status_code or "-",
                     a.duration_ms,
                     a.error or "-",
@@ -136,7 +153,7 @@ class AttemptInline(admin.TabularInline):
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(admin.ModelAdmin):
+class WebhookDeliveryAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "event_link",
