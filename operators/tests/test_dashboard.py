@@ -35,7 +35,8 @@ def test_the_admin_index_links_the_dashboard(operator):
 def test_figures_agree_with_the_orders_the_api_lists(operator, demo, shop):
     empty = operator.get("/admin/dashboard/?period=24h").content.decode()
     assert figure(empty, "kpi-orders") == "0"
-    assert figure(empty, "kpi-conversion") == "—"
+    assert figure(empty, "kpi-conversion") == "0.0"
+    assert figure(empty, "kpi-median-confirm-seconds") == "0"
 
     completed = shop.post("/api/v1/order/", buy_body(demo, amount="1000.00")).json()
     trader_for(completed).post(f"/api/v1/trader/orders/{completed['id']}/confirm")
