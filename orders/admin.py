@@ -1,12 +1,16 @@
+from datetime import timedelta
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import ERROR_FLAG
 from django.core.exceptions import ObjectDoesNotExist, PermissionDenied, ValidationError
+from django.db.models import Count, Q
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html_join
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
 
 from finance.services import api_key_revoke, normalize_account
 from paymentsvc.admin_keys import KeyAdmin, KeyInline
@@ -67,10 +71,52 @@ class RequisiteInline(admin.TabularInline):
 
 @admin.register(Trader)
 class TraderAdmin(admin.ModelAdmin):
-    list_display = ["name", "is_active", "created_at"]
+    list_display = ["name", "is_active", "open_orders", "created_at"]
     list_filter = ["is_active"]
     search_fields = ["name", "id"]
     inlines = [RequisiteInline, TraderApiKeyInline]
+    readonly_fields = ["workload"]
+
+    def get_queryset(self, request):
+        pending = Q(orders__status=OrderStatus.PENDING, orders__expires_at__gt=timezone.now())
+        return super().get_queryset(request).annotate(pending=Count("orders", filter=pending))
+
+    @admin.display(description="open orders", ordering="pending")
+    def open_orders(self, obj):
+        url = reverse("admin:orders_order_changelist")
+        return format_html(
+            '<a href="{}?trader__id__exact={}&amp;status__exact=Pending">{}</a>',
+            url,
+            obj.pk,
+            obj.pending,
+        )
+
+    @admin.display(description="workload")
+    def workload(self, obj):
+        """Pending now, conversion over 30 days, and the links to both lists."""
+        if obj.pk is None:
+            return "-"
+        since = timezone.now() - timedelta(days=30)
+        ended = ~Q(status=OrderStatus.PENDING) | Q(expires_at__lte=timezone.now())
+        figures = Order.objects.filter(trader=obj, created_at__gte=since).aggregate(
+            ended=Count("id", filter=ended),
+            completed=Count("id", filter=Q(status=OrderStatus.COMPLETED)),
+        )
+        rate = f"{figures['completed'] * 100 / figures['ended']:.1f} %" if figures["ended"] else "-"
+        return format_html(
+            "{} open orders · conversion over 30 days {} ({} of {} ended) · "
+            '<a href="{}?trader__id__exact={}">requisites</a> · '
+            '<a href="{}?trader__id__exact={}">all orders</a>',
+            self.open_orders(obj) if hasattr(obj, "pending") else "-",
+            rate,
+            figures["completed"],
+            figures["ended"],
+            reverse("admin:orders_requisite_changelist"),
+            obj.pk,
+            reverse("admin:orders_order_changelist"),
+            obj.pk,
+        )
+
     actions = ["generate_api_key", "revoke_api_keys"]
 
     @admin.action(description="Generate a new trader API key (shown once)", permissions=["change"])

@@ -47,3 +47,17 @@ def test_a_pending_order_is_confirmed_from_its_page(operator, demo, shop):
 def test_an_unknown_action_is_refused(operator, demo, shop):
     order = shop.post("/api/v1/order/", buy_body(demo)).json()
     assert operator.get(f"/admin/orders/order/{order['id']}/do/delete/").status_code == 403
+
+
+def test_a_trader_page_leads_to_requisites_open_orders_and_conversion(operator, demo, shop):
+    from conftest import trader_for
+
+    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+    trader = Order.objects.get(pk=order["id"]).trader
+    listing = operator.get("/admin/orders/trader/").content.decode()
+    assert f'?trader__id__exact={trader.pk}&amp;status__exact=Pending">1</a>' in listing
+
+    trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+    page = operator.get(f"/admin/orders/trader/{trader.pk}/change/").content.decode()
+    assert "conversion over 30 days 100.0 % (1 of 1 ended)" in page
+    assert f"/admin/orders/requisite/?trader__id__exact={trader.pk}" in page
