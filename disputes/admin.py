@@ -14,6 +14,7 @@ from paymentsvc.errors import ServiceError
 
 from . import services
 from .models import Dispute, DisputeFile
+from .selectors import dispute_effect
 
 
 class ResolveForm(forms.Form):
@@ -78,7 +79,7 @@ class DisputeAdmin(admin.ModelAdmin):
     readonly_fields = [
         "order",
         "terminal",
-        "amount",
+        "claimed_amount",
         "processed",
         "resolution",
         "comment",
@@ -95,7 +96,7 @@ class DisputeAdmin(admin.ModelAdmin):
                 "fields": [
                     "order",
                     "terminal",
-                    "amount",
+                    "claimed_amount",
                     "created_at",
                     "processed",
                     "resolution",
@@ -139,6 +140,10 @@ class DisputeAdmin(admin.ModelAdmin):
         extra_context = {**(extra_context or {}), "show_save": False}
         extra_context["show_save_and_continue"] = False
         return super().change_view(request, object_id, form_url, extra_context)
+
+    @admin.display(description="claimed amount (what the merchant says was paid)")
+    def claimed_amount(self, obj):
+        return f"{obj.amount} {obj.order.currency} (order amount {obj.order.amount})"
 
     @admin.display(description="claimed", ordering="amount")
     def claimed(self, obj):
@@ -273,10 +278,13 @@ class DisputeAdmin(admin.ModelAdmin):
                 verb = "Accepted" if decision == "accept" else "Rejected"
                 messages.success(request, f"{verb} {done} dispute(s).")
             return redirect("admin:disputes_dispute_changelist")
+        for dispute in disputes:
+            dispute.effect = dispute_effect(dispute=dispute, accept=decision == "accept")
         context = {
             **self.admin_site.each_context(request),
             "title": f"{decision.capitalize()} {len(disputes)} dispute(s)",
             "disputes": disputes,
+            "effects": [dispute_effect(dispute=d, accept=decision == "accept") for d in disputes],
             "decision": decision,
             "form": form,
             "opts": self.model._meta,
