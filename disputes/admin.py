@@ -10,6 +10,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from finance.models import Balance
 from paymentsvc.errors import ServiceError
 
 from . import services
@@ -196,8 +197,22 @@ class DisputeAdmin(admin.ModelAdmin):
             "<tr><th>{}</th><td>{}</td></tr>",
             ((k, v if v not in (None, "") else "-") for k, v in rows),
         )
-        url = reverse("admin:orders_order_change", args=[o.pk])
-        return format_html('<table>{}</table><p><a href="{}">Open the order</a></p>', table, url)
+        links = [
+            (reverse("admin:orders_order_change", args=[o.pk]), "Open the order"),
+            (reverse("admin:orders_order_history", args=[o.pk]), "its history"),
+            (reverse("admin:webhooks_webhookevent_changelist") + f"?q={o.pk}", "its webhooks"),
+            (reverse("admin:disputes_dispute_history", args=[obj.pk]), "the dispute's history"),
+        ]
+        balance = Balance.objects.filter(terminal_id=o.terminal_id).only("pk").first()
+        if balance is not None:
+            links.append(
+                (reverse("admin:finance_balance_change", args=[balance.pk]), "merchant's balance")
+            )
+        return format_html(
+            "<table>{}</table><p>{}</p>",
+            table,
+            format_html_join(" · ", '<a href="{}">{}</a>', links),
+        )
 
     def get_urls(self):
         return [
