@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.admin.views.decorators import staff_member_required
 from django.template.response import TemplateResponse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from finance.models import Terminal
 from paymentsvc.formats import parse_uuid
@@ -27,7 +28,7 @@ def dashboard(request):
     board = dashboard_get(period=period, terminal=terminal, now=timezone.now())
     context = {
         **admin.site.each_context(request),
-        "title": "Dashboard",
+        "title": _("Dashboard"),
         "board": board,
         "period": period,
         "periods": list(PERIODS),

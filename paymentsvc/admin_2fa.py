@@ -17,6 +17,8 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django_otp import login as otp_login
 from django_otp import user_has_device
 from django_otp.forms import OTPAuthenticationFormMixin
@@ -29,7 +31,7 @@ class AdminSignInForm(AdminAuthenticationForm, OTPAuthenticationFormMixin):
     otp_device = forms.CharField(required=False, widget=forms.HiddenInput)
     otp_token = forms.CharField(
         required=False,
-        label="Authentication code",
+        label=gettext_lazy("Authentication code"),
         max_length=8,
         widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
     )
@@ -49,8 +51,8 @@ class AdminSignInForm(AdminAuthenticationForm, OTPAuthenticationFormMixin):
 class CodeForm(forms.Form):
     otp_token = forms.RegexField(
         regex=r"^\s*\d{6}\s*$",
-        label="Code from the app",
-        error_messages={"invalid": "Enter the six digits the app shows."},
+        label=gettext_lazy("Code from the app"),
+        error_messages={"invalid": gettext_lazy("Enter the six digits the app shows.")},
         widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
     )
 
@@ -83,10 +85,10 @@ def two_factor(request):
                 device.save(update_fields=["confirmed"])
             otp_login(request, device)
             return redirect(_next_url(request))
-        form.add_error("otp_token", "That code is not valid. Try the one the app shows now.")
+        form.add_error("otp_token", _("That code is not valid. Try the one the app shows now."))
     context = {
         **admin.site.each_context(request),
-        "title": "Two-factor sign-in",
+        "title": _("Two-factor sign-in"),
         "form": form,
         "enrolling": not device.confirmed,
         "qr_svg": segno.make(device.config_url, error="m").svg_inline(scale=4)

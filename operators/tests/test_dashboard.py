@@ -87,3 +87,18 @@ def test_statement_count_does_not_grow_with_orders(operator, demo, shop):
         if amount % 3 == 0:
             trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
     assert statements() == few
+
+
+def test_a_russian_browser_gets_the_dashboard_in_russian_with_the_same_figures(operator):
+    response = operator.get("/admin/dashboard/", HTTP_ACCEPT_LANGUAGE="ru-RU,ru;q=0.9")
+    html = response.content.decode()
+    assert response["Content-Language"] == "ru"
+    assert "Создано ордеров" in html and "Начало" in html  # ours and Django's own
+    assert figure(html, "kpi-orders") == "0"
+    english = operator.get("/admin/dashboard/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Orders created" in english
+
+
+def test_the_api_keeps_speaking_english_to_russian_browsers(shop, db):
+    response = shop.get("/api/v1/order/nothing-here", headers={"Accept-Language": "ru"})
+    assert response.json()["message"] == "Order not found"
