@@ -11,6 +11,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
 from finance.models import Balance
+from paymentsvc.admin_pages import short_id
 from paymentsvc.errors import ServiceError
 
 from . import services
@@ -59,7 +60,7 @@ class DisputeFileInline(admin.TabularInline):
 class DisputeAdmin(admin.ModelAdmin):
     list_display = [
         "id",
-        "order_id",
+        "order_short_id",
         "client_order_id",
         "terminal",
         "claimed",
@@ -145,6 +146,10 @@ class DisputeAdmin(admin.ModelAdmin):
     @admin.display(description="claimed amount (what the merchant says was paid)")
     def claimed_amount(self, obj):
         return f"{obj.amount} {obj.order.currency} (order amount {obj.order.amount})"
+
+    @admin.display(description="order", ordering="order_id")
+    def order_short_id(self, obj):
+        return short_id(obj.order_id)
 
     @admin.display(description="claimed", ordering="amount")
     def claimed(self, obj):

@@ -10,7 +10,7 @@ from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
 
-from paymentsvc.admin_pages import ReadOnlyPageMixin
+from paymentsvc.admin_pages import ReadOnlyPageMixin, short_id
 from paymentsvc.formats import parse_uuid
 
 from . import services
@@ -60,7 +60,7 @@ class WebhookEventAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "type",
-        "order_id",
+        "order_short_id",
         "sequence",
         "terminal",
         "delivery_states",
@@ -88,6 +88,10 @@ class WebhookEventAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+    @admin.display(description="order", ordering="order_id")
+    def order_short_id(self, obj):
+        return short_id(obj.order_id)
 
     @admin.display(description="deliveries")
     def delivery_states(self, obj):
