@@ -1,8 +1,10 @@
 """The operators' dashboard, read in a fixed number of statements.
 
-Every figure is an aggregate the database computes over an index (orders by
-`created_at`, Pending orders by their partial expiry index, deliveries by state), so
-the statement count never depends on how many orders there are. The period's orders
+The period's orders are read in one grouped pass (counts and paid sums per hour,
+shown status, method, trader and side) that every figure and chart is folded from,
+plus one sorted read for the median; Pending now, open disputes and failed deliveries
+are counts over their own indexes. The statement count never depends on how many
+orders there are. The period's orders
 are the ones created in it, the set the merchant API lists for the same dates; an
 order still Pending past `expires_at` counts as Expired, as the API shows it.
 """
@@ -18,7 +20,6 @@ from django.db.models import (
     DurationField,
     ExpressionWrapper,
     F,
-    Q,
     Sum,
     Value,
     When,
@@ -26,8 +27,8 @@ from django.db.models import (
 from django.db.models.functions import TruncHour
 
 from disputes.models import Dispute
-from finance.models import Terminal
-from orders.models import Order, OrderStatus
+from finance.models import PaymentMethod, Terminal
+from orders.models import Order, OrderStatus, Trader
 from paymentsvc.money import quantize_money
 from webhooks.models import DeliveryState, WebhookDelivery
 
@@ -86,32 +87,29 @@ def _conversion(completed: int, ended: int) -> Decimal | None:
 def dashboard_get(*, period: str, terminal: Terminal | None, now: datetime) -> Dashboard:
     since = now - PERIODS[period]
     board = Dashboard(since=since, now=now)
-    ended = ~Q(status=OrderStatus.PENDING) | Q(expires_at__lte=now)
-    completed = Q(status=OrderStatus.COMPLETED)
     cohort = scope_orders(
         Order.objects.filter(created_at__gte=since, created_at__lte=now), terminal=terminal
     )
-
-    totals = cohort.aggregate(
-        orders=Count("id"),
-        completed=Count("id", filter=completed),
-        ended=Count("id", filter=ended),
-        volume_buy=Sum("paid_amount", filter=completed & Q(side="Buy")),
-        volume_sell=Sum("paid_amount", filter=completed & Q(side="Sell")),
+    # One pass over the period's orders: counts and paid sums per (hour, shown status,
+    # method, trader, side). Every figure and chart below is folded from these groups,
+    # whose number is bounded by those dimensions, not by the number of orders.
+    groups = list(
+        cohort.annotate(hour=TruncHour("created_at"), shown=_shown_status(now))
+        .values("hour", "shown", "method_id", "trader_id", "side")
+        .annotate(n=Count("id"), paid=Sum("paid_amount"))
+        .order_by()
     )
-    board.orders, board.completed, board.ended = (
-        totals["orders"],
-        totals["completed"],
-        totals["ended"],
-    )
-    board.volume_buy = quantize_money(totals["volume_buy"] or 0)
-    board.volume_sell = quantize_money(totals["volume_sell"] or 0)
+    _fold(board, groups)
     board.median_confirm_seconds = _median_confirm_seconds(cohort, board.completed)
 
     pending_now = scope_orders(
         Order.objects.filter(status=OrderStatus.PENDING, expires_at__gt=now), terminal=terminal
     )
-    board.pending = pending_now.count()
+    pending_by_trader = {
+        row["trader_id"]: row["n"]
+        for row in pending_now.values("trader_id").annotate(n=Count("id")).order_by()
+    }
+    board.pending = sum(pending_by_trader.values())
     board.disputes_open = scope_orders(
         Dispute.objects.filter(processed=False), terminal=terminal, path="order__terminal"
     ).count()
@@ -121,24 +119,69 @@ def dashboard_get(*, period: str, terminal: Terminal | None, now: datetime) -> D
         path="event__terminal",
     ).count()
 
-    board.per_hour = list(
-        cohort.annotate(hour=TruncHour("created_at"), shown=_shown_status(now))
-        .values("hour", "shown")
-        .annotate(n=Count("id"))
-        .order_by("hour")
-    )
-    board.per_method = [
-        {**row, "conversion": _conversion(row["completed"], row["ended"])}
-        for row in cohort.values("method__name")
-        .annotate(
-            orders=Count("id"),
-            completed=Count("id", filter=completed),
-            ended=Count("id", filter=ended),
+    method_names = dict(
+        PaymentMethod.objects.filter(pk__in={g["method_id"] for g in groups}).values_list(
+            "pk", "name"
         )
-        .order_by("-orders", "method__name")
-    ]
-    board.per_trader = _trader_load(cohort, pending_now, completed, ended)
+    )
+    trader_ids = {g["trader_id"] for g in groups} | set(pending_by_trader)
+    trader_names = dict(Trader.objects.filter(pk__in=trader_ids - {None}).values_list("pk", "name"))
+    board.per_method = sorted(
+        (
+            {"method__name": method_names.get(key, "?"), **tally}
+            for key, tally in _tally(groups, "method_id").items()
+        ),
+        key=lambda row: (-row["orders"], row["method__name"]),
+    )
+    tallies = _tally(groups, "trader_id")
+    board.per_trader = sorted(
+        (
+            {
+                "id": trader_id,
+                "name": trader_names.get(trader_id, "?"),
+                "pending": pending_by_trader.get(trader_id, 0),
+                "ended": tallies.get(trader_id, {}).get("ended", 0),
+                "conversion": tallies.get(trader_id, {}).get("conversion"),
+            }
+            for trader_id in trader_ids - {None}
+        ),
+        key=lambda t: (-t["pending"], t["name"]),
+    )
     return board
+
+
+def _fold(board: Dashboard, groups: list[dict]) -> None:
+    per_hour: dict = {}
+    volume = {"Buy": Decimal(0), "Sell": Decimal(0)}
+    for g in groups:
+        board.orders += g["n"]
+        if g["shown"] == OrderStatus.COMPLETED:
+            board.completed += g["n"]
+            volume[g["side"]] += g["paid"] or 0
+        if g["shown"] != OrderStatus.PENDING:
+            board.ended += g["n"]
+        key = (g["hour"], g["shown"])
+        per_hour[key] = per_hour.get(key, 0) + g["n"]
+    board.volume_buy = quantize_money(volume["Buy"])
+    board.volume_sell = quantize_money(volume["Sell"])
+    board.per_hour = [
+        {"hour": hour, "shown": shown, "n": n} for (hour, shown), n in sorted(per_hour.items())
+    ]
+
+
+def _tally(groups: list[dict], dimension: str) -> dict:
+    """Orders, Completed, ended and conversion per value of one dimension."""
+    tallies: dict = {}
+    for g in groups:
+        if g[dimension] is None:
+            continue
+        tally = tallies.setdefault(g[dimension], {"orders": 0, "completed": 0, "ended": 0})
+        tally["orders"] += g["n"]
+        tally["completed"] += g["n"] if g["shown"] == OrderStatus.COMPLETED else 0
+        tally["ended"] += g["n"] if g["shown"] != OrderStatus.PENDING else 0
+    for tally in tallies.values():
+        tally["conversion"] = _conversion(tally["completed"], tally["ended"])
+    return tallies
 
 
 def _median_confirm_seconds(cohort, completed_count: int) -> int | None:
@@ -157,25 +200,3 @@ def _median_confirm_seconds(cohort, completed_count: int) -> int | None:
     if not rows:
         return None
     return round(sum(r.total_seconds() for r in rows) / len(rows))
-
-
-def _trader_load(cohort, pending_now, completed, ended) -> list[dict]:
-    traders: dict = {}
-    for row in (
-        pending_now.filter(trader__isnull=False)
-        .values("trader_id", "trader__name")
-        .annotate(n=Count("id"))
-    ):
-        traders[row["trader_id"]] = {"name": row["trader__name"], "pending": row["n"]}
-    for row in (
-        cohort.filter(trader__isnull=False)
-        .values("trader_id", "trader__name")
-        .annotate(completed=Count("id", filter=completed), ended=Count("id", filter=ended))
-    ):
-        entry = traders.setdefault(row["trader_id"], {"name": row["trader__name"], "pending": 0})
-        entry["conversion"] = _conversion(row["completed"], row["ended"])
-        entry["ended"] = row["ended"]
-    for trader_id, entry in traders.items():
-        entry["id"] = trader_id
-        entry.setdefault("conversion", None)
-    return sorted(traders.values(), key=lambda t: (-t["pending"], t["name"]))
