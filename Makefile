@@ -33,26 +33,39 @@ run: export ADMIN_2FA ?= false
 run: export APP_PORT := $(PORT)
 run: export PUBLIC_BASE_URL ?= http://localhost:$(PORT)
 run: export ALLOWED_HOSTS ?= *
+# Metrics of every web and Celery process add up through files here (one per
+# process); emptied at every start, so a run counts from zero.
+run: export PROMETHEUS_MULTIPROC_DIR ?= $(or $(VAR_DIR),$(CURDIR)/var)/metrics
 run: venv
 	$(PY) manage.py migrate --noinput -v 0
 	$(PY) manage.py collectstatic --noinput -v 0
 	$(PY) manage.py seed_demo --force
 	@$(PY) manage.py demo_banner
+	@mkdir -p "$$PROMETHEUS_MULTIPROC_DIR" && find "$$PROMETHEUS_MULTIPROC_DIR" -maxdepth 1 -name '*.db' -delete
 	$(VENV)/bin/honcho start -f Procfile.dev
 
 test: dev-venv browser
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
+# The deploy check sees production settings as a deploy sets them: DEBUG off, a secret
+# of production length, a real host name.
+DEPLOY_CHECK_ENV := DJANGO_SETTINGS_MODULE=paymentsvc.settings DEBUG=false \
+  SECRET_KEY=deploy-check-only-not-a-real-secret-7f3c9e1a5b2d8046c1e9a7f35b0d2c84 \
+  PUBLIC_BASE_URL=https://payments.example.com ALLOWED_HOSTS=payments.example.com
+
 lint: dev-venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+	DJANGO_SETTINGS_MODULE=paymentsvc.test_settings $(PY) manage.py makemigrations --check --dry-run
+	env $(DEPLOY_CHECK_ENV) $(PY) manage.py check --deploy --fail-level WARNING
 
 format: dev-venv
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
 bench: dev-venv
-	$(PY) bench/run.py
+	$(PY) -m bench
 
 reliability: dev-venv browser
 	$(PY) -m pytest -q -m "slow" $(PYTEST_ARGS)

@@ -3,7 +3,6 @@ from rest_framework import serializers
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from orders.api import AmountField
 from paymentsvc.api import (
     DateRangeMixin,
     StrictBooleanField,
@@ -13,12 +12,11 @@ from paymentsvc.api import (
     paginate,
     parse_query,
 )
-from paymentsvc.formats import parse_uuid
+from paymentsvc.fields import AmountField
 from paymentsvc.idempotency import idempotent
 from paymentsvc.schema import page_schema
 
-from . import services
-from .models import Dispute
+from . import selectors, services
 from .uploads import EvidenceSizeLimit
 
 
@@ -69,13 +67,6 @@ class DisputeCreateView(TerminalAPIView):
         return Response(body, status=201)
 
 
-def _dispute_pk(value: str) -> int | None:
-    """A dispute id that cannot name a row (not digits, past the column's range) is no match."""
-    if value.isascii() and value.isdigit() and 0 < int(value) < 2**63:
-        return int(value)
-    return None
-
-
 class DisputeSearchQuery(page_query(10), DateRangeMixin):
     order_id = serializers.CharField(required=False, max_length=64)
     dispute_id = serializers.CharField(required=False, max_length=32)
@@ -108,23 +99,14 @@ class DisputeSearchView(TerminalAPIView):
     )
     def get(self, request):
         q = parse_query(DisputeSearchQuery, request)
-        qs = Dispute.objects.filter(terminal=self.terminal)
-        if "order_id" in q:
-            order_uuid = parse_uuid(q["order_id"])
-            qs = qs.filter(order_id=order_uuid) if order_uuid else qs.none()
-        if "dispute_id" in q:
-            qs = (
-                qs.filter(pk=dispute_pk)
-                if (dispute_pk := _dispute_pk(q["dispute_id"]))
-                else qs.none()
-            )
-        if "processed" in q:
-            qs = qs.filter(processed=q["processed"])
-        if q.get("start_date"):
-            qs = qs.filter(created_at__gte=q["start_date"])
-        if q.get("end_date"):
-            qs = qs.filter(created_at__lte=q["end_date"])
-        qs = qs.select_related("order").order_by("-created_at", "-pk")
+        qs = selectors.dispute_search(
+            terminal=self.terminal,
+            order_id=q.get("order_id"),
+            dispute_id=q.get("dispute_id"),
+            processed=q.get("processed"),
+            start_date=q.get("start_date"),
+            end_date=q.get("end_date"),
+        )
         page = paginate(
             qs,
             page=q["page"],

@@ -17,6 +17,7 @@ from django.utils import timezone
 from finance.models import Terminal
 from orders.models import Order
 from orders.services import order_complete_by_dispute, order_event_record
+from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import Conflict, Forbidden, InvalidRequest, NotFound, ServiceError
 from paymentsvc.formats import iso_utc, parse_uuid
 from paymentsvc.money import money_number, quantize_money
@@ -36,20 +37,15 @@ ALLOWED_EXACT = ("application/pdf",)
 
 
 class PayloadTooLarge(ServiceError):
-    status = 413
-    code = "file_too_large"
-    message = "File is larger than 5 MB"
+    code = ErrorCode.FILE_TOO_LARGE
 
 
 class UnsupportedFileType(ServiceError):
-    status = 415
-    code = "unsupported_file_type"
-    message = "File type is not allowed"
+    code = ErrorCode.UNSUPPORTED_FILE_TYPE
 
 
 class DisputeExists(InvalidRequest):
-    code = "dispute_exists"
-    message = "A dispute for this order already exists"
+    code = ErrorCode.DISPUTE_EXISTS
 
 
 def _sniff(upload) -> filetype.Type | None:
@@ -86,7 +82,7 @@ def evidence_check(*, files: list) -> list[tuple[object, filetype.Type]]:
     the bytes contradict is refused too."""
     if len(files) > MAX_FILES:
         raise InvalidRequest(
-            f"Too many files: at most {MAX_FILES} per dispute", code="too_many_files"
+            f"Too many files: at most {MAX_FILES} per dispute", code=ErrorCode.TOO_MANY_FILES
         )
     checked = []
     for upload in files:
@@ -124,10 +120,10 @@ def _order_for(*, terminal: Terminal, order_id) -> Order:
     order_uuid = parse_uuid(order_id)
     order = Order.objects.filter(pk=order_uuid).first() if order_uuid else None
     if order is None:
-        raise NotFound("Order not found", code="order_not_found")
+        raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
     if order.terminal_id != terminal.pk:
         raise Forbidden(
-            "The order does not belong to this terminal", code="order_of_another_terminal"
+            "The order does not belong to this terminal", code=ErrorCode.ORDER_OF_ANOTHER_TERMINAL
         )
     return order
 
@@ -208,7 +204,9 @@ def dispute_resolve(*, dispute: Dispute, accept: bool, comment: str, actor: str)
     with transaction.atomic():
         locked = Dispute.objects.select_for_update().get(pk=dispute.pk)
         if locked.processed:
-            raise Conflict("The dispute has already been processed", code="dispute_processed")
+            raise Conflict(
+                "The dispute has already been processed", code=ErrorCode.DISPUTE_PROCESSED
+            )
         if accept:
             order_complete_by_dispute(
                 order_id=locked.order_id, paid_amount=locked.amount, actor=actor

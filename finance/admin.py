@@ -221,34 +221,16 @@ class ApiKeyAdmin(KeyAdmin):
 
 class FeeRangeFormSet(forms.BaseInlineFormSet):
     def clean(self):
-        """A rate is a percentage of the amount; two ranges of one side must not
-        overlap, or which one applies would depend on the order rows come in."""
         super().clean()
         kept = []
         for form in self.forms:
             data = getattr(form, "cleaned_data", None) or {}
-            if not data or data.get("DELETE"):
-                continue
-            if data.get("fee") is not None and data["fee"] > 100:
-                raise ValidationError("A fee is a percentage: at most 100.")
-            low, high = data.get("min_amount"), data.get("max_amount")
-            if low is not None and high is not None and low > high:
-                raise ValidationError(f"Range {low}-{high}: the minimum is above the maximum.")
-            kept.append(data)
-        for i, a in enumerate(kept):
-            for b in kept[i + 1 :]:
-                if (
-                    a.get("side") == b.get("side")
-                    and a.get("currency") == b.get("currency")
-                    and None not in (a.get("min_amount"), b.get("max_amount"))
-                    and None not in (b.get("min_amount"), a.get("max_amount"))
-                    and a["min_amount"] <= b["max_amount"]
-                    and b["min_amount"] <= a["max_amount"]
-                ):
-                    raise ValidationError(
-                        f"{a['side']} ranges {a['min_amount']}-{a['max_amount']} and "
-                        f"{b['min_amount']}-{b['max_amount']} overlap."
-                    )
+            if data and not data.get("DELETE"):
+                kept.append(data)
+        try:
+            services.fee_ranges_check(kept)
+        except ServiceError as exc:
+            raise ValidationError(exc.message) from exc
 
 
 class FeeRangeInline(admin.TabularInline):

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import InsufficientFunds, InvalidRequest, ServiceError
 from paymentsvc.keys import generate_key
 
@@ -31,8 +32,7 @@ from .models import (
 
 
 class LedgerError(ServiceError):
-    status = 409
-    code = "ledger_error"
+    code = ErrorCode.LEDGER_ERROR
 
 
 def balance_lock(*, terminal_id) -> Balance:
@@ -202,6 +202,33 @@ def method_deeplink(
     )
 
 
+def fee_ranges_check(ranges: list[dict]) -> None:
+    """One method's fee ranges as they are about to be saved (dicts with side,
+    currency, min_amount, max_amount, fee). A rate is a percentage of the amount; two
+    ranges of one side must not overlap, or which one applies would depend on the
+    order rows come in. Raises InvalidRequest with the first problem."""
+    for data in ranges:
+        if data.get("fee") is not None and data["fee"] > 100:
+            raise InvalidRequest("A fee is a percentage: at most 100.")
+        low, high = data.get("min_amount"), data.get("max_amount")
+        if low is not None and high is not None and low > high:
+            raise InvalidRequest(f"Range {low}-{high}: the minimum is above the maximum.")
+    for i, a in enumerate(ranges):
+        for b in ranges[i + 1 :]:
+            if (
+                a.get("side") == b.get("side")
+                and a.get("currency") == b.get("currency")
+                and None not in (a.get("min_amount"), b.get("max_amount"))
+                and None not in (b.get("min_amount"), a.get("max_amount"))
+                and a["min_amount"] <= b["max_amount"]
+                and b["min_amount"] <= a["max_amount"]
+            ):
+                raise InvalidRequest(
+                    f"{a['side']} ranges {a['min_amount']}-{a['max_amount']} and "
+                    f"{b['min_amount']}-{b['max_amount']} overlap."
+                )
+
+
 # --- Terminals and keys ---------------------------------------------------------------
 
 
@@ -251,7 +278,8 @@ _PHONE_SEPARATORS = re.compile(r"[\s\-()]")
 _CARD_SEPARATORS = re.compile(r"[\s\-]")
 
 
-def _luhn_ok(digits: str) -> bool:
+def luhn_ok(digits: str) -> bool:
+    """The card-number checksum (ISO/IEC 7812)."""
     total = 0
     for i, ch in enumerate(reversed(digits)):
         d = int(ch)
@@ -279,7 +307,7 @@ def normalize_account(value: str, method_type: str) -> str:
         )
     if method_type == MethodType.BANK_CARD:
         compact = _CARD_SEPARATORS.sub("", value)
-        if re.fullmatch(r"[0-9]{16,19}", compact) and _luhn_ok(compact):
+        if re.fullmatch(r"[0-9]{16,19}", compact) and luhn_ok(compact):
             return compact
         raise InvalidRequest(
             "Invalid customer_account: BankCard takes 16 to 19 digits passing the Luhn check",

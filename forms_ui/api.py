@@ -3,14 +3,13 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from finance.models import Currency, Side
-from orders.api import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.api import TerminalAPIView, page_query, paginate, parse_query
-from paymentsvc.formats import parse_uuid
+from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.idempotency import idempotent
 from paymentsvc.schema import page_schema
 
-from . import services
-from .models import FormSession, SessionState
+from . import selectors, services
+from .models import SessionState
 from .render import render_created, render_item
 
 
@@ -138,29 +137,15 @@ class FormSearchView(TerminalAPIView):
     )
     def get(self, request):
         q = parse_query(FormSearchQuery, request)
-        qs = FormSession.objects.filter(terminal=self.terminal)
-        if "order_id" in q:
-            order_uuid = parse_uuid(q["order_id"])
-            qs = qs.filter(order_id=order_uuid) if order_uuid else qs.none()
-        if "terminal_id" in q:
-            if parse_uuid(q["terminal_id"]) != self.terminal.pk:
-                qs = qs.none()
-        if "client_order_id" in q:
-            qs = qs.filter(client_order_id=q["client_order_id"])
-        if "session_id" in q:
-            qs = qs.filter(pk=q["session_id"])
-        if "currency" in q:
-            qs = qs.filter(currency=q["currency"])
-        if "state" in q:
-            # States follow orders; bring due sessions up to date before filtering on them.
-            for session_id in list(
-                qs.exclude(state__in=services.FINAL_SESSION_STATES).values_list("pk", flat=True)[
-                    :500
-                ]
-            ):
-                services.session_sync(session_id=session_id)
-            qs = qs.filter(state=q["state"])
-        qs = qs.select_related("terminal", "method", "order").order_by("-created_at", "-pk")
+        qs = selectors.session_search(
+            terminal=self.terminal,
+            order_id=q.get("order_id"),
+            terminal_id=q.get("terminal_id"),
+            client_order_id=q.get("client_order_id"),
+            session_id=q.get("session_id"),
+            currency=q.get("currency"),
+            state=q.get("state"),
+        )
         return Response(
             paginate(
                 qs,

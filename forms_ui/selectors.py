@@ -1,13 +1,17 @@
-"""Reads for the payer's page."""
+"""Reads for the payer's page and the merchants' form search."""
 
 import logging
 from dataclasses import dataclass
 
-from finance.models import PaymentMethod
+from django.db.models import QuerySet
+
+from finance.models import PaymentMethod, Terminal
 from finance.services import method_deeplink
 from orders.models import Order
+from paymentsvc.formats import parse_uuid
 
-from .models import FormSession
+from . import services
+from .models import FINAL_SESSION_STATES, FormSession
 
 logger = logging.getLogger(__name__)
 
@@ -59,3 +63,34 @@ def payer_banks(*, session: FormSession, order: Order, lang: str) -> list[PayerB
         if hint or link:
             banks.append(PayerBank(name=method.name, hint=hint, link=link))
     return banks
+
+
+def session_search(
+    *,
+    terminal: Terminal,
+    order_id: str | None = None,
+    terminal_id: str | None = None,
+    client_order_id: str | None = None,
+    session_id: str | None = None,
+    currency: str | None = None,
+    state: str | None = None,
+) -> QuerySet:
+    qs = FormSession.objects.filter(terminal=terminal)
+    if order_id is not None:
+        order_uuid = parse_uuid(order_id)
+        qs = qs.filter(order_id=order_uuid) if order_uuid else qs.none()
+    if terminal_id is not None and parse_uuid(terminal_id) != terminal.pk:
+        qs = qs.none()
+    if client_order_id is not None:
+        qs = qs.filter(client_order_id=client_order_id)
+    if session_id is not None:
+        qs = qs.filter(pk=session_id)
+    if currency is not None:
+        qs = qs.filter(currency=currency)
+    if state is not None:
+        # States follow orders; bring due sessions up to date before filtering on them.
+        due = qs.exclude(state__in=FINAL_SESSION_STATES).values_list("pk", flat=True)[:500]
+        for due_id in list(due):
+            services.session_sync(session_id=due_id)
+        qs = qs.filter(state=state)
+    return qs.select_related("terminal", "method", "order").order_by("-created_at", "-pk")

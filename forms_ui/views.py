@@ -11,9 +11,10 @@ from django.utils.http import urlencode
 from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.http import require_GET, require_POST
 
-from paymentsvc.errors import ServiceError
+from paymentsvc.error_codes import ErrorCode
+from paymentsvc.errors import ServiceError, error_response
 
-from . import services
+from . import offers, services
 from .models import FormSession, SessionState
 from .selectors import payer_banks
 from .texts import TEXTS, language_for
@@ -66,7 +67,7 @@ def form_page(request):
         "method": method,
         "banks": payer_banks(session=session, order=order, lang=lang) if order else [],
         "amount": order.amount if order else session.amount,
-        "methods": services.methods_offered(terminal=session.terminal, amount=session.amount)
+        "methods": offers.methods_offered(terminal=session.terminal, amount=session.amount)
         if session.state == SessionState.METHOD_SELECTION
         else [],
         "show_return": bool(session.return_url) and session.state not in CLOSED_STATES,
@@ -81,9 +82,7 @@ def form_page(request):
 def form_status(request):
     session = _session_or_none(request.GET.get("session_id"))
     if session is None:
-        return JsonResponse(
-            {"success": False, "message": "Not found", "code": "not_found"}, status=404
-        )
+        return error_response(ErrorCode.NOT_FOUND)
     data = {
         "state": session.state,
         "order_status": session.order.shown_status if session.order_id else None,

@@ -132,11 +132,10 @@ class TraderAdmin(admin.ModelAdmin):
 
     @admin.action(description="Revoke all API keys of the selected traders", permissions=["change"])
     def revoke_api_keys(self, request, queryset):
-        from django.utils import timezone
-
-        count = TraderApiKey.objects.filter(trader__in=queryset, revoked_at__isnull=True).update(
-            revoked_at=timezone.now()
-        )
+        count = 0
+        for key in TraderApiKey.objects.filter(trader__in=queryset, revoked_at__isnull=True):
+            api_key_revoke(key=key)
+            count += 1
         for trader in queryset:
             self.log_change(request, trader, "Revoked every API key")
         messages.success(request, f"Revoked {count} key(s).")

@@ -1,10 +1,7 @@
-import re
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 
-from django.db.models import Q
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -18,67 +15,14 @@ from paymentsvc.api import (
     paginate,
     parse_query,
 )
-from paymentsvc.errors import InvalidRequest, NotFound
-from paymentsvc.formats import http_url_problem, parse_uuid
+from paymentsvc.errors import InvalidRequest
+from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.idempotency import idempotent
 from paymentsvc.schema import page_schema
 
-from . import services
-from .models import Order, OrderStatus
+from . import selectors, services
+from .models import OrderStatus
 from .render import render_order, render_orders
-
-# --- Field types shared by the order and form endpoints ---------------------------------------
-
-
-def validate_http_url(value: str, *, max_length: int) -> str:
-    problem = http_url_problem(value, max_length=max_length)
-    if problem:
-        raise serializers.ValidationError(problem)
-    return value
-
-
-@extend_schema_field({"type": "string", "format": "uri", "nullable": True})
-class HttpUrlField(serializers.CharField):
-    def __init__(self, *, url_max_length: int = 2048, **kwargs):
-        self.url_max_length = url_max_length
-        kwargs.setdefault("required", False)
-        kwargs.setdefault("allow_null", True)
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        return validate_http_url(value, max_length=self.url_max_length)
-
-
-NUMERIC_STRING = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)", re.ASCII)
-
-
-@extend_schema_field(
-    {
-        "oneOf": [
-            {"type": "string", "pattern": r"^[0-9]{1,18}(\.[0-9]{1,2})?$", "example": "1000.00"},
-            {"type": "number", "minimum": 0.01, "maximum": 1e17},
-        ],
-        "description": "Decimal, at most two places, greater than zero",
-    }
-)
-class AmountField(serializers.DecimalField):
-    def __init__(self, **kwargs):
-        super().__init__(max_digits=20, decimal_places=2, min_value=Decimal("0.01"), **kwargs)
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool):
-            self.fail("invalid")
-        # Decimal() itself also takes "1_000", "1e3" and other scripts' digits; a
-        # numeric string here is plain ASCII digits with an optional point.
-        if isinstance(data, str) and not NUMERIC_STRING.fullmatch(data.strip()):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class ClientOrderIdField(serializers.CharField):
-    def __init__(self, **kwargs):
-        super().__init__(min_length=1, max_length=64, trim_whitespace=False, **kwargs)
 
 
 def _day_before(moment: datetime) -> datetime:
@@ -171,20 +115,6 @@ class OrderListQuery(page_query(10), DateRangeMixin):
     sort = serializers.ChoiceField(choices=["asc", "desc"], default="desc")
 
 
-def filter_status(qs, status: str | None):
-    """Filter by the status as shown: a Pending order past expiry counts as Expired."""
-    if not status:
-        return qs
-    now = timezone.now()
-    if status == OrderStatus.PENDING:
-        return qs.filter(status=OrderStatus.PENDING, expires_at__gt=now)
-    if status == OrderStatus.EXPIRED:
-        return qs.filter(
-            Q(status=OrderStatus.EXPIRED) | Q(status=OrderStatus.PENDING, expires_at__lte=now)
-        )
-    return qs.filter(status=status)
-
-
 class OrderCollectionView(TerminalAPIView):
     @extend_schema(
         operation_id="order_create", request=OrderCreateIn, responses={201: OrderEnvelope}
@@ -235,17 +165,16 @@ class OrderCollectionView(TerminalAPIView):
                 "start_date must not be after end_date",
                 errors={"start_date": ["Must not be after end_date"]},
             )
-        qs = Order.objects.filter(
-            terminal=self.terminal, created_at__gte=start, created_at__lte=end
+        qs = selectors.order_list(
+            terminal=self.terminal,
+            start=start,
+            end=end,
+            payment_method_id=q.get("payment_method_id"),
+            order_side=q.get("order_side"),
+            status=q.get("status"),
+            sort_by=q["sort_by"],
+            descending=q["sort"] == "desc",
         )
-        if "payment_method_id" in q:
-            method_uuid = parse_uuid(q["payment_method_id"])
-            qs = qs.filter(method_id=method_uuid) if method_uuid else qs.none()
-        if q.get("order_side"):
-            qs = qs.filter(side=q["order_side"])
-        qs = filter_status(qs, q.get("status"))
-        prefix = "-" if q["sort"] == "desc" else ""
-        qs = qs.select_related("method").order_by(f"{prefix}{q['sort_by']}", f"{prefix}id")
         return Response(
             ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_orders))
         )
@@ -264,10 +193,8 @@ class OrderSearchByClientIdView(TerminalAPIView):
     )
     def get(self, request):
         q = parse_query(SearchByClientIdQuery, request)
-        rows = list(
-            Order.objects.filter(terminal=self.terminal, client_order_id=q["id"])
-            .select_related("method")
-            .order_by("-created_at", "-id")[: q["size"]]
+        rows = selectors.orders_by_client_order_id(
+            terminal=self.terminal, client_order_id=q["id"], size=q["size"]
         )
         # Always one page: total counts what that page holds.
         page = {
@@ -280,28 +207,17 @@ class OrderSearchByClientIdView(TerminalAPIView):
         return Response(ok(orders=page))
 
 
-def order_of_terminal(terminal, order_id) -> Order:
-    order_uuid = parse_uuid(order_id)
-    order = (
-        Order.objects.select_related("method").filter(pk=order_uuid, terminal=terminal).first()
-        if order_uuid
-        else None
-    )
-    if order is None:
-        raise NotFound("Order not found", code="order_not_found")
-    return order
-
-
 class OrderDetailView(TerminalAPIView):
     @extend_schema(operation_id="order_get", responses=OrderEnvelope)
     def get(self, request, order_id):
-        return Response(ok(order=render_order(order_of_terminal(self.terminal, order_id))))
+        order = selectors.order_of_terminal(terminal=self.terminal, order_id=order_id)
+        return Response(ok(order=render_order(order)))
 
 
 class OrderCancelView(TerminalAPIView):
     @extend_schema(operation_id="order_cancel", request=None, responses=OrderEnvelope)
     def post(self, request, order_id):
-        order = order_of_terminal(self.terminal, order_id)
+        order = selectors.order_of_terminal(terminal=self.terminal, order_id=order_id)
         order = services.order_cancel(order_id=order.pk, actor=f"merchant:{self.terminal.pk}")
         return Response(ok(order=render_order(order)))
 
@@ -322,31 +238,18 @@ class TraderOrderListView(TraderAPIView):
     )
     def get(self, request):
         q = parse_query(TraderOrderListQuery, request)
-        qs = Order.objects.filter(trader=self.trader)
-        if q.get("order_side"):
-            qs = qs.filter(side=q["order_side"])
-        qs = (
-            filter_status(qs, q.get("status"))
-            .select_related("method")
-            .order_by("-created_at", "-id")
+        qs = selectors.trader_order_list(
+            trader=self.trader, order_side=q.get("order_side"), status=q.get("status")
         )
         return Response(
             ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_orders))
         )
 
 
-def order_of_trader(trader, order_id) -> Order:
-    order_uuid = parse_uuid(order_id)
-    order = Order.objects.filter(pk=order_uuid, trader=trader).first() if order_uuid else None
-    if order is None:
-        raise NotFound("Order not found", code="order_not_found")
-    return order
-
-
 class TraderOrderConfirmView(TraderAPIView):
     @extend_schema(operation_id="trader_order_confirm", request=None, responses=OrderEnvelope)
     def post(self, request, order_id):
-        order = order_of_trader(self.trader, order_id)
+        order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
         order = services.order_confirm(order_id=order.pk, actor=f"trader:{self.trader.pk}")
         return Response(ok(order=render_order(order)))
 
@@ -354,6 +257,6 @@ class TraderOrderConfirmView(TraderAPIView):
 class TraderOrderCancelView(TraderAPIView):
     @extend_schema(operation_id="trader_order_cancel", request=None, responses=OrderEnvelope)
     def post(self, request, order_id):
-        order = order_of_trader(self.trader, order_id)
+        order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
         order = services.order_cancel(order_id=order.pk, actor=f"trader:{self.trader.pk}")
         return Response(ok(order=render_order(order)))

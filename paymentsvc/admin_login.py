@@ -17,13 +17,19 @@ from django.http import HttpResponse
 from django.utils.html import escape
 
 from .admin_2fa import AdminSignInForm
-from .client_ip import client_address
+from .client_address import client_address
+from .rates import Rate, parse_rate
 
 admin.site.login_form = AdminSignInForm
 # The list tables need the width more than the app menu does: it is on the index page.
 admin.site.enable_nav_sidebar = False
 
+# An address may fail this many times the (user name, address) pair's limit.
 ADDRESS_FACTOR = 4
+
+
+def _rate() -> Rate:
+    return parse_rate(settings.ADMIN_LOGIN_RATE_LIMIT, name="ADMIN_LOGIN_RATE_LIMIT")
 
 
 def normalize_username(raw: str) -> str:
@@ -33,7 +39,7 @@ def normalize_username(raw: str) -> str:
 def _keys(request) -> tuple[tuple[str, int], tuple[str, int]]:
     username = normalize_username(request.POST.get("username", ""))
     address = client_address(request)
-    limit = settings.ADMIN_LOGIN_MAX_FAILURES
+    limit = _rate().count
     pair = hashlib.sha256(f"{username}\0{address}".encode()).hexdigest()
     return (
         (f"admin-login:pair:{pair}", limit),
@@ -46,7 +52,7 @@ def _locked(keys) -> bool:
 
 
 def _count_failure(keys) -> None:
-    timeout = settings.ADMIN_LOGIN_LOCKOUT_SECONDS
+    timeout = _rate().seconds
     for key, _ in keys:
         if not cache.add(key, 1, timeout=timeout):
             try:
@@ -61,12 +67,13 @@ def throttled_admin_login(request, extra_context=None):
         return admin.site.login(request, extra_context)
     keys = _keys(request)
     if _locked(keys):
-        minutes = settings.ADMIN_LOGIN_LOCKOUT_SECONDS // 60
+        lockout = _rate().seconds
+        minutes = max(1, lockout // 60)
         text = f"Too many failed sign-in attempts. Try again in {minutes} minutes."
         response = HttpResponse(
             f"<!doctype html><title>Locked</title><p>{escape(text)}</p>", status=429
         )
-        response["Retry-After"] = str(settings.ADMIN_LOGIN_LOCKOUT_SECONDS)
+        response["Retry-After"] = str(lockout)
         return response
     response = admin.site.login(request, extra_context)
     if request.user.is_authenticated and response.status_code in (301, 302):

@@ -10,6 +10,7 @@ from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
+from .error_codes import ErrorCode
 from .errors import ServiceError, api_exception_handler, error_response
 from .models import IdempotencyRecord
 
@@ -64,10 +65,9 @@ def idempotent(request, view, handler) -> HttpResponse:
         return _run(request, view, handler)
     if not 1 <= len(key) <= 255:
         return error_response(
-            400,
+            ErrorCode.VALIDATION_ERROR,
             "Idempotency-Key must be 1 to 255 characters",
-            "validation_error",
-            {"Idempotency-Key": ["Must be 1 to 255 characters"]},
+            errors={"Idempotency-Key": ["Must be 1 to 255 characters"]},
         )
     principal = request.user
     scope = (
@@ -83,11 +83,7 @@ def idempotent(request, view, handler) -> HttpResponse:
     except IntegrityError:
         record = IdempotencyRecord.objects.get(scope=scope, key=key)
         if record.fingerprint != fingerprint:
-            return error_response(
-                422,
-                "Idempotency-Key was already used with a different request body",
-                "idempotency_key_reused",
-            )
+            return error_response(ErrorCode.IDEMPOTENCY_KEY_REUSED)
         if not record.in_flight:
             replay = HttpResponse(
                 bytes(record.body), status=record.status_code, content_type="application/json"
@@ -98,20 +94,12 @@ def idempotent(request, view, handler) -> HttpResponse:
         # record still in flight long after it began belongs to a request that died
         # before committing anything: taking it over cannot do the work twice.
         if record.created_at > timezone.now() - STALE_AFTER:
-            return error_response(
-                409,
-                "A request with this Idempotency-Key is still in progress",
-                "idempotency_in_flight",
-            )
+            return error_response(ErrorCode.IDEMPOTENCY_IN_FLIGHT)
         taken = IdempotencyRecord.objects.filter(pk=record.pk, created_at=record.created_at).update(
             created_at=timezone.now()
         )
         if not taken:
-            return error_response(
-                409,
-                "A request with this Idempotency-Key is still in progress",
-                "idempotency_in_flight",
-            )
+            return error_response(ErrorCode.IDEMPOTENCY_IN_FLIGHT)
 
     try:
         with transaction.atomic():

@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import health
+from . import health, metrics
 from .admin_2fa import two_factor
 from .admin_login import throttled_admin_login
 from .fallback import api_fallback
@@ -20,6 +20,7 @@ api_v1 = [
 urlpatterns = [
     path("healthz", health.healthz),
     path("readyz", health.readyz),
+    path("metrics", metrics.metrics_view),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/v1/", include(api_v1)),

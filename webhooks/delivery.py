@@ -24,8 +24,9 @@ from django.db.models import Q
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
+from paymentsvc import metrics
+
 from .models import DeliveryState, WebhookAttempt, WebhookDelivery
-from .services import enqueue_deliveries
 
 logger = logging.getLogger(__name__)
 
@@ -248,22 +249,18 @@ def _outcome_record(
         kept = WebhookDelivery.objects.filter(pk=delivery.pk, locked_until=claimed_until).update(
             **update
         )
-    if error:
-        logger.info("Webhook delivery %s attempt %s failed: %s", delivery.pk, attempts, error)
+    state = update.get("state", DeliveryState.PENDING)
+    metrics.webhook_delivery_attempted(state=state)
+    logger.info(
+        "Webhook delivery %s attempt %s: %s (event %s, HTTP %s, %d ms)%s",
+        delivery.pk,
+        attempts,
+        state,
+        delivery.event_id,
+        status_code,
+        duration_ms,
+        f": {error}" if error else "",
+    )
     if not kept:
         logger.warning("Webhook delivery %s: claim lost before the outcome was saved", delivery.pk)
-    return update.get("state", DeliveryState.PENDING)
-
-
-def deliveries_requeue_due(*, limit: int = 500) -> int:
-    """The sweep: queue every delivery that is due and not claimed by a live worker.
-    It is also what sends retries: a failed attempt only moves next_attempt_at."""
-    now = timezone.now()
-    due = list(
-        WebhookDelivery.objects.filter(state=DeliveryState.PENDING, next_attempt_at__lte=now)
-        .filter(Q(locked_until__isnull=True) | Q(locked_until__lt=now))
-        .order_by("next_attempt_at")
-        .values_list("pk", flat=True)[:limit]
-    )
-    enqueue_deliveries(due)
-    return len(due)
+    return state

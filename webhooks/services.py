@@ -1,42 +1,13 @@
 import json
-import logging
-import time
 
 from django.db import transaction
 from django.utils import timezone
 
+from finance.services import terminal_webhook_secret_rotate
 from paymentsvc.formats import iso_utc
 
 from .models import DeliveryState, WebhookDelivery, WebhookEvent, new_event_id
-
-logger = logging.getLogger(__name__)
-
-
-# After a failed publish, requests stop trying the broker for a while: a broker that
-# is down costs one slow connection attempt per process per pause, not one per order.
-BROKER_PAUSE_SECONDS = 15
-_broker_paused_until = 0.0
-
-
-def enqueue_deliveries(delivery_ids: list[int]) -> None:
-    """Hand deliveries to the broker. If it is down, nothing is lost: the rows are
-    already committed and the periodic sweep queues them again."""
-    global _broker_paused_until
-    from .tasks import deliver_webhook
-
-    if time.monotonic() < _broker_paused_until:
-        return
-    for delivery_id in delivery_ids:
-        try:
-            deliver_webhook.apply_async(args=[delivery_id], retry=False)
-        except Exception as exc:
-            _broker_paused_until = time.monotonic() + BROKER_PAUSE_SECONDS
-            logger.warning(
-                "Broker unavailable (%s); %d delivery(ies) left to the sweep",
-                exc,
-                len(delivery_ids),
-            )
-            return
+from .tasks import enqueue_deliveries
 
 
 def event_record(
@@ -87,8 +58,6 @@ def webhook_secret_rotate(*, terminal):
     """A new signing secret for the terminal. Every attempt from now on is signed with
     it, retries of older events included (signatures are made at send time), so the
     merchant switches verification to the new secret when it is handed over."""
-    from finance.services import terminal_webhook_secret_rotate
-
     with transaction.atomic():
         terminal_webhook_secret_rotate(terminal=terminal)
     return terminal

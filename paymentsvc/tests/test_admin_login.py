@@ -54,10 +54,20 @@ def test_a_forwarded_header_is_ignored_from_untrusted_peers(demo):
 
 
 def test_trusted_proxies_pass_on_the_client_address(demo, settings):
-    settings.TRUSTED_PROXIES = ["10.0.0.0/8"]
+    settings.FORWARDED_ALLOW_IPS = ["10.0.0.2", "10.0.0.3"]
     for _ in range(5):
-        sign_in("10.0.0.2", HTTP_X_FORWARDED_FOR="1.2.3.4, 203.0.113.7")
+        sign_in("10.0.0.2", HTTP_X_FORWARDED_FOR="1.2.3.4, 203.0.113.7, 10.0.0.3")
     locked = sign_in("10.0.0.2", password=GOOD, HTTP_X_FORWARDED_FOR="203.0.113.7")
     assert locked.status_code == 429
     other = sign_in("10.0.0.2", password=GOOD, HTTP_X_FORWARDED_FOR="9.9.9.9, 198.51.100.9")
     assert other.status_code == 302
+
+
+def test_the_pair_limit_follows_admin_login_rate_limit(demo, settings):
+    settings.ADMIN_LOGIN_RATE_LIMIT = "2/10min"
+    for _ in range(2):
+        sign_in("203.0.113.7")
+    locked = sign_in("203.0.113.7", password=GOOD)
+    assert locked.status_code == 429
+    assert locked["Retry-After"] == "600"
+    assert sign_in("198.51.100.9", password=GOOD).status_code == 302

@@ -12,9 +12,10 @@ from django.utils import timezone
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from conftest import buy_body, trader_for
-from webhooks.delivery import deliveries_requeue_due, delivery_attempt
+from webhooks.delivery import delivery_attempt
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 from webhooks.services import delivery_resend, webhook_secret_rotate
+from webhooks.tasks import deliveries_requeue_due
 
 from .receiver import Receiver
 

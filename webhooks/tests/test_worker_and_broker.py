@@ -20,9 +20,9 @@ from standardwebhooks.webhooks import Webhook
 
 from conftest import ApiClient, buy_body, trader_for
 from paymentsvc.celery import app as celery_app
-from webhooks import services as webhook_services
-from webhooks.delivery import deliveries_requeue_due
+from webhooks import tasks as webhook_tasks
 from webhooks.models import WebhookDelivery, WebhookEvent
+from webhooks.tasks import deliveries_requeue_due
 
 from .receiver import Receiver
 
@@ -61,7 +61,7 @@ def _point_broker_at(read_url: str, write_url: str | None) -> None:
     pools.reset()
     celery_app._pool = None
     celery_app.amqp._producer_pool = None
-    webhook_services._broker_paused_until = 0.0
+    webhook_tasks._broker_paused_until = 0.0
 
 
 @pytest.fixture

@@ -23,7 +23,13 @@ from finance.models import (
     Terminal,
     TerminalMethod,
 )
-from finance.services import api_key_issue, api_key_revoke, balance_credit, terminal_create
+from finance.services import (
+    api_key_issue,
+    api_key_revoke,
+    balance_credit,
+    luhn_ok,
+    terminal_create,
+)
 from orders.models import Requisite, Trader, TraderApiKey
 from orders.services import trader_key_issue
 from paymentsvc.keys import hash_key
@@ -164,16 +170,9 @@ BUTTON_METHODS = {
 }
 
 
-def _luhn_complete(prefix15: str) -> str:
-    digits = [int(c) for c in prefix15]
-    total = 0
-    for i, d in enumerate(reversed(digits)):
-        if i % 2 == 0:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
-    return prefix15 + str((10 - total % 10) % 10)
+def _luhn_complete(prefix: str) -> str:
+    """`prefix` and the one check digit that makes it a valid card number."""
+    return next(prefix + d for d in "0123456789" if luhn_ok(prefix + d))
 
 
 class Command(BaseCommand):
