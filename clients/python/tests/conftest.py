@@ -12,10 +12,9 @@ import httpx
 import pytest
 from django.urls import Resolver404, resolve
 
-try:
-    import paymentsvc_client  # noqa: F401
-except ImportError:  # running from a checkout where the package is not installed yet
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+# The package beside these tests, even when another checkout's copy is installed in the
+# environment (an editable install elsewhere, or none at all yet).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from paymentsvc_client import Client, RetryPolicy  # noqa: E402
 
