@@ -52,8 +52,16 @@ def png_bytes() -> bytes:
 
 
 @pytest.fixture
-def live(live_server, settings):
+def live(live_server, settings, tmp_path):
     settings.API_RATE_LIMIT = "1000000/min"
+    # Dispute evidence and receipts the tests upload stay in the test's own directory.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "private-media"), "base_url": None},
+        },
+    }
     load_demo()
     return live_server.url
 
