@@ -1,3 +1,5 @@
+import json
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
@@ -68,7 +70,37 @@ class TerminalMethodInline(admin.TabularInline):
     autocomplete_fields = ["method"]
 
 
+class UrlLinesField(forms.Field):
+    """A list of URLs typed one per line (a JSON list is understood too)."""
+
+    widget = forms.Textarea(
+        attrs={"rows": 3, "cols": 80, "placeholder": "https://shop.example/hooks"}
+    )
+
+    def prepare_value(self, value):
+        if isinstance(value, list):
+            return "\n".join(str(v) for v in value)
+        return value
+
+    def to_python(self, value):
+        text = (value or "").strip() if isinstance(value, str) else value
+        if not text:
+            return []
+        if not isinstance(text, str):
+            return text
+        if text[0] in '[{"':
+            try:
+                return json.loads(text)
+            except ValueError:
+                raise ValidationError("One URL per line, or a JSON list of URLs.") from None
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+
 class TerminalForm(forms.ModelForm):
+    webhook_urls = UrlLinesField(
+        required=False, help_text="One URL per line; every order's events are sent to each."
+    )
+
     class Meta:
         model = Terminal
         fields = [

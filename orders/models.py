@@ -160,6 +160,8 @@ class Order(models.Model):
                 condition=Q(status="Pending"),
             ),
             models.Index(fields=["trader", "-created_at"], name="order_trader_created"),
+            # The operators' dashboard reads a period of every terminal's orders.
+            models.Index(fields=["created_at"], name="order_created"),
             models.Index(fields=["requisite", "created_at"], name="order_requisite_created"),
             # The sandbox sweep: Pending magic-amount orders, oldest first.
             models.Index(

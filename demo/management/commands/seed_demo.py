@@ -1,9 +1,12 @@
 """Load the demo data set of spec/demo-data.md. Idempotent: a second run changes nothing."""
 
 from decimal import Decimal
+from io import StringIO
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
@@ -341,8 +344,14 @@ class Command(BaseCommand):
                 api_key_revoke(key=key)
 
     def _operator(self):
+        # Not a superuser: staff in the Operators group, which holds what operators need.
+        call_command("operators_group", verbosity=0, stdout=StringIO())
         User = get_user_model()
-        if not User.objects.filter(username="operator").exists():
-            User.objects.create_superuser(
+        operator = User.objects.filter(username="operator").first()
+        if operator is None:
+            operator = User.objects.create_user(
                 "operator", "operator@example.com", "operator-demo-password"
             )
+        operator.is_staff, operator.is_superuser = True, False
+        operator.save(update_fields=["is_staff", "is_superuser"])
+        operator.groups.set(Group.objects.filter(name="Operators"))

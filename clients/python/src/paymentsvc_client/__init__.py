@@ -51,6 +51,8 @@ from .models import (
     SimulateAction,
     Transaction,
     TransactionType,
+    WebhookEndpoints,
+    WebhookSecret,
 )
 from .webhooks import verify_webhook
 
@@ -102,6 +104,8 @@ __all__ = [
     "TraderClient",
     "UnsupportedMediaTypeError",
     "ValidationError",
+    "WebhookEndpoints",
+    "WebhookSecret",
     "WebhookVerificationError",
     "verify_webhook",
 ]

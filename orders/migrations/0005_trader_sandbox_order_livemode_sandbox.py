@@ -7,7 +7,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('finance', '0004_terminal_sandbox_sandbox'),
-        ('orders', '0003_order_receipts_page'),
+        ('orders', '0004_order_created_index'),
     ]
 
     operations = [
