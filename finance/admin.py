@@ -112,6 +112,7 @@ class TerminalForm(forms.ModelForm):
             "webhook_urls",
             "antifraud_max_pending",
             "is_active",
+            "sandbox",
         ]
 
     def clean_webhook_urls(self):
@@ -140,9 +141,10 @@ class TerminalAdmin(admin.ModelAdmin):
         "form_activated",
         "currency",
         "is_active",
+        "sandbox",
         "balance_link",
     ]
-    list_filter = ["integration_type", "form_activated", "is_active", "currency"]
+    list_filter = ["integration_type", "form_activated", "is_active", "sandbox", "currency"]
     search_fields = ["name", "client__name", "id"]
     form = TerminalForm
     # The signing secret is never shown again: it is made on creation (or rotated by
@@ -182,6 +184,7 @@ class TerminalAdmin(admin.ModelAdmin):
             webhook_urls=obj.webhook_urls,
             antifraud_max_pending=obj.antifraud_max_pending,
             is_active=obj.is_active,
+            sandbox=obj.sandbox,
         )
         obj.pk = created.pk
         obj._state.adding = False

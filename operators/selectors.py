@@ -58,18 +58,16 @@ class Dashboard:
         return _conversion(self.completed, self.ended)
 
 
-def _terminal_has_sandbox_flag() -> bool:
-    return any(f.name == "sandbox" for f in Terminal._meta.get_fields())
-
-
-def scope_orders(orders, *, terminal: Terminal | None, path: str = "terminal"):
+def scope_orders(
+    orders, *, terminal: Terminal | None, path: str = "terminal", livemode: str = "livemode"
+):
     """The one place that decides whose orders the dashboard counts: the chosen
-    terminal's, or every live terminal's (sandbox terminals only when chosen)."""
+    terminal's, or every live one (sandbox orders only when their terminal is chosen).
+    Live or not is the row's own stored `livemode` (the order's, or its event's), so an
+    order keeps its mode even if an operator later switches its terminal's flag."""
     if terminal is not None:
         return orders.filter(**{path: terminal})
-    if _terminal_has_sandbox_flag():
-        return orders.filter(**{f"{path}__sandbox": False})
-    return orders
+    return orders.filter(**{livemode: True})
 
 
 def _shown_status(now: datetime):
@@ -111,12 +109,16 @@ def dashboard_get(*, period: str, terminal: Terminal | None, now: datetime) -> D
     }
     board.pending = sum(pending_by_trader.values())
     board.disputes_open = scope_orders(
-        Dispute.objects.filter(processed=False), terminal=terminal, path="order__terminal"
+        Dispute.objects.filter(processed=False),
+        terminal=terminal,
+        path="order__terminal",
+        livemode="order__livemode",
     ).count()
     board.webhooks_failed = scope_orders(
         WebhookDelivery.objects.filter(state=DeliveryState.FAILED, updated_at__gte=since),
         terminal=terminal,
         path="event__terminal",
+        livemode="event__livemode",
     ).count()
 
     method_names = dict(

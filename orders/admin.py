@@ -72,8 +72,8 @@ class RequisiteInline(admin.TabularInline):
 
 @admin.register(Trader)
 class TraderAdmin(admin.ModelAdmin):
-    list_display = ["name", "is_active", "open_orders", "created_at"]
-    list_filter = ["is_active"]
+    list_display = ["name", "is_active", "sandbox", "open_orders", "created_at"]
+    list_filter = ["is_active", "sandbox"]
     search_fields = ["name", "id"]
     inlines = [RequisiteInline, TraderApiKeyInline]
     readonly_fields = ["workload"]
@@ -152,7 +152,7 @@ class TraderApiKeyAdmin(KeyAdmin):
 class RequisiteAdmin(admin.ModelAdmin):
     form = RequisiteForm
     list_display = ["account", "holder_name", "method", "trader", "is_active", "daily_limit"]
-    list_filter = ["is_active", "method", "trader"]
+    list_filter = ["is_active", "trader__sandbox", "method", "trader"]
     search_fields = ["account", "holder_name", "trader__name"]
 
 

@@ -90,6 +90,7 @@ class OrderOut(serializers.Serializer):
     updated_at = serializers.CharField()
     expires_at = serializers.CharField()
     receipts_count = serializers.IntegerField()
+    livemode = serializers.BooleanField()
 
 
 OrderEnvelope = inline_serializer(

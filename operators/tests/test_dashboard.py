@@ -64,6 +64,25 @@ def test_figures_agree_with_the_orders_the_api_lists(operator, demo, shop):
     assert figure(other.content.decode(), "kpi-orders") == "0"
 
 
+def test_sandbox_orders_count_only_when_their_terminal_is_chosen(operator, demo, shop):
+    from conftest import ApiClient
+
+    sandbox = ApiClient("demo-sandbox-key")
+    shop.post("/api/v1/order/", buy_body(demo, amount="1000.00"))
+    sandbox.post("/api/v1/order/", buy_body(demo, amount="1000.00"))
+    sandbox.post("/api/v1/order/", buy_body(demo, amount="1100.00"))
+    everyone = operator.get("/admin/dashboard/?period=24h").content.decode()
+    assert figure(everyone, "kpi-orders") == figure(everyone, "kpi-pending") == "1"
+    chosen = operator.get(f"/admin/dashboard/?period=24h&terminal={demo.sandbox_shop.pk}")
+    assert figure(chosen.content.decode(), "kpi-orders") == "2"
+    # An order keeps the mode it was created in: turning the terminal live later does not
+    # bring its sandbox orders into the live figures.
+    demo.sandbox_shop.sandbox = False
+    demo.sandbox_shop.save(update_fields=["sandbox"])
+    later = operator.get("/admin/dashboard/?period=24h").content.decode()
+    assert figure(later, "kpi-orders") == "1"
+
+
 def test_bad_period_or_terminal_is_said_not_guessed(operator):
     response = operator.get("/admin/dashboard/?period=1y&terminal=nope")
     assert response.status_code == 400
