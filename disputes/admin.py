@@ -10,12 +10,15 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from finance.models import Balance
+from paymentsvc.admin_pages import short_id
 from paymentsvc.errors import ServiceError
 from paymentsvc.files import private_file_response
 from webhooks.admin import order_history
 
 from . import services
 from .models import Dispute, DisputeFile
+from .selectors import dispute_effect
 
 
 class ResolveForm(forms.Form):
@@ -99,7 +102,7 @@ def _evidence_link(url: str, *, content_type: str, label: str):
 class DisputeAdmin(admin.ModelAdmin):
     list_display = [
         "id",
-        "order_id",
+        "order_short_id",
         "client_order_id",
         "terminal",
         "claimed",
@@ -120,7 +123,7 @@ class DisputeAdmin(admin.ModelAdmin):
     readonly_fields = [
         "order",
         "terminal",
-        "amount",
+        "claimed_amount",
         "processed",
         "resolution",
         "comment",
@@ -139,7 +142,7 @@ class DisputeAdmin(admin.ModelAdmin):
                 "fields": [
                     "order",
                     "terminal",
-                    "amount",
+                    "claimed_amount",
                     "created_at",
                     "processed",
                     "resolution",
@@ -192,6 +195,14 @@ class DisputeAdmin(admin.ModelAdmin):
         extra_context["show_save_and_continue"] = False
         return super().change_view(request, object_id, form_url, extra_context)
 
+    @admin.display(description="claimed amount (what the merchant says was paid)")
+    def claimed_amount(self, obj):
+        return f"{obj.amount} {obj.order.currency} (order amount {obj.order.amount})"
+
+    @admin.display(description="order", ordering="order_id")
+    def order_short_id(self, obj):
+        return short_id(obj.order_id)
+
     @admin.display(description="claimed", ordering="amount")
     def claimed(self, obj):
         return obj.amount
@@ -243,8 +254,22 @@ class DisputeAdmin(admin.ModelAdmin):
             "<tr><th>{}</th><td>{}</td></tr>",
             ((k, v if v not in (None, "") else "-") for k, v in rows),
         )
-        url = reverse("admin:orders_order_change", args=[o.pk])
-        return format_html('<table>{}</table><p><a href="{}">Open the order</a></p>', table, url)
+        links = [
+            (reverse("admin:orders_order_change", args=[o.pk]), "Open the order"),
+            (reverse("admin:orders_order_history", args=[o.pk]), "its history"),
+            (reverse("admin:webhooks_webhookevent_changelist") + f"?q={o.pk}", "its webhooks"),
+            (reverse("admin:disputes_dispute_history", args=[obj.pk]), "the dispute's history"),
+        ]
+        balance = Balance.objects.filter(terminal_id=o.terminal_id).only("pk").first()
+        if balance is not None:
+            links.append(
+                (reverse("admin:finance_balance_change", args=[balance.pk]), "merchant's balance")
+            )
+        return format_html(
+            "<table>{}</table><p>{}</p>",
+            table,
+            format_html_join(" · ", '<a href="{}">{}</a>', links),
+        )
 
     @admin.display(description="order history (events and webhook deliveries)")
     def history(self, obj):
@@ -361,10 +386,13 @@ class DisputeAdmin(admin.ModelAdmin):
                 verb = "Accepted" if decision == "accept" else "Rejected"
                 messages.success(request, f"{verb} {done} dispute(s).")
             return redirect("admin:disputes_dispute_changelist")
+        for dispute in disputes:
+            dispute.effect = dispute_effect(dispute=dispute, accept=decision == "accept")
         context = {
             **self.admin_site.each_context(request),
             "title": f"{decision.capitalize()} {len(disputes)} dispute(s)",
             "disputes": disputes,
+            "effects": [dispute_effect(dispute=d, accept=decision == "accept") for d in disputes],
             "decision": decision,
             "form": form,
             "opts": self.model._meta,

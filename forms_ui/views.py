@@ -84,7 +84,7 @@ def _session_page(request, session: FormSession, *, receipt_error: str = "", sta
     methods = []
     if state == SessionState.METHOD_SELECTION:
         offered = offers.methods_offered(terminal=session.terminal, amount=session.amount)
-        methods = offers.methods_that_can_match(offered)
+        methods = offers.methods_that_can_match(offered, terminal=session.terminal)
     receipts = list(order.receipts.all()) if order else []
     context = {
         "other_lang": "en" if lang == "ru" else "ru",

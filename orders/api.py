@@ -165,6 +165,7 @@ class OrderOut(serializers.Serializer):
     updated_at = serializers.CharField()
     expires_at = serializers.CharField()
     receipts_count = serializers.IntegerField()
+    livemode = serializers.BooleanField()
 
 
 def order_envelopes(prefix: str, item: type[serializers.Serializer]):

@@ -34,6 +34,7 @@ def render_order(order: Order) -> dict:
         "updated_at": iso_utc(order.updated_at),
         "expires_at": iso_utc(order.expires_at),
         "receipts_count": order.receipts_count,
+        "livemode": order.livemode,
     }
     if order.form_url:
         data["form_url"] = order.form_url

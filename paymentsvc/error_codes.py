@@ -46,6 +46,7 @@ class ErrorCode(StrEnum):
     NO_AVAILABLE_TRADERS = "no_available_traders"
     ORDER_NOT_FOUND = "order_not_found"
     ORDER_NOT_PENDING = "order_not_pending"
+    SANDBOX_ONLY = "sandbox_only"
     # Payment form
     FORM_SELL_NOT_SUPPORTED = "form_sell_not_supported"
     FORM_NOT_ACTIVATED = "form_not_activated"
@@ -121,6 +122,7 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.NO_AVAILABLE_TRADERS: (500, "No available traders that match order requirements"),
     ErrorCode.ORDER_NOT_FOUND: (404, "Order not found"),
     ErrorCode.ORDER_NOT_PENDING: (409, "Order is not Pending"),
+    ErrorCode.SANDBOX_ONLY: (403, "Sandbox endpoints need a sandbox terminal's key"),
     ErrorCode.FORM_SELL_NOT_SUPPORTED: (400, "The payment form supports only Buy orders"),
     ErrorCode.FORM_NOT_ACTIVATED: (409, "The payment form is not activated for this terminal"),
     ErrorCode.BUTTON_NOT_OFFERED: (400, "The button is not configured for this terminal"),

@@ -30,6 +30,7 @@ from .antifraud import antifraud_check
 from .events import emit_event
 from .lifecycle import order_expire
 from .pricing import fee_range_for, method_resolve
+from .sandbox import sandbox_action_for, sandbox_refusal_check, sandbox_schedule
 
 CUSTOMER_BANKS = {"sberbank", "vtb", "tinkoff", "alfabank"}
 
@@ -141,6 +142,7 @@ def order_create(
             raise Conflict(
                 "Customer account is blacklisted", code=ErrorCode.CUSTOMER_ACCOUNT_BLACKLISTED
             )
+    sandbox_refusal_check(terminal=terminal, amount=amount)
 
     methods = matching.concrete_methods(method, terminal=terminal)
     amounts = [
@@ -218,7 +220,10 @@ def _order_place(
 
         now = timezone.now()
         order = None
-        for requisite, chosen in matching.candidates(methods=methods, side=side, amounts=amounts):
+        livemode = terminal.livemode
+        for requisite, chosen in matching.candidates(
+            methods=methods, side=side, amounts=amounts, sandbox=not livemode
+        ):
             fee_amount = fee_for(chosen, rate=fee_range.fee, fixed=fee_range.fixed_fee)
             candidate = Order(
                 id=order_id,
@@ -253,6 +258,8 @@ def _order_place(
                     else None
                 ),
                 reserve=reserve,
+                livemode=livemode,
+                sandbox_action=sandbox_action_for(terminal=terminal, amount=amount),
                 event_sequence=1,  # order.created, recorded below
                 created_at=now,
                 expires_at=now + timedelta(seconds=ttl),
@@ -281,4 +288,6 @@ def _order_place(
             Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
         emit_event(order, EventType.ORDER_CREATED, actor=actor)
         metrics.order_created(order=order)
+        if order.sandbox_action:
+            sandbox_schedule(order)
     return order

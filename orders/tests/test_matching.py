@@ -17,7 +17,7 @@ URL = "/api/v1/order/"
 
 def sberbank_requisites(**fields):
     method = PaymentMethod.objects.get(name="Sberbank SBP")
-    requisites = Requisite.objects.filter(method=method)
+    requisites = Requisite.objects.filter(method=method, trader__sandbox=False)
     assert requisites.count() == 2
     requisites.update(**fields)
     return requisites
@@ -96,7 +96,7 @@ def test_turnover_starts_again_at_the_utc_day(shop, demo):
 def many_requisites(count: int) -> PaymentMethod:
     """A bank method with `count` requisites of one trader (Ozon Bank SBP has none)."""
     method = PaymentMethod.objects.get(name="Ozon Bank SBP")
-    trader = Requisite.objects.first().trader
+    trader = Requisite.objects.filter(trader__sandbox=False).first().trader
     Requisite.objects.bulk_create(
         Requisite(trader=trader, method=method, holder_name="H", account=f"+7990{i:07d}")
         for i in range(count)

@@ -52,6 +52,8 @@ from .models import (
     TraderOrder,
     Transaction,
     TransactionType,
+    WebhookEndpoints,
+    WebhookSecret,
 )
 from .webhooks import verify_webhook
 
@@ -104,6 +106,8 @@ __all__ = [
     "TraderClient",
     "UnsupportedMediaTypeError",
     "ValidationError",
+    "WebhookEndpoints",
+    "WebhookSecret",
     "WebhookVerificationError",
     "verify_webhook",
 ]

@@ -355,13 +355,19 @@ class Delivery(Model):
 
 
 class WebhookSecret(Model):
+    """The answer to a rotation as sent: `{success, message, secret}`."""
+
+    success: bool
+    message: str
     secret: str
 
 
 class WebhookEndpoints(Model):
-    """The terminal's webhook URLs; the whole answer is kept as sent."""
+    """The terminal's webhook URLs; the whole answer `{success, message, urls}` as sent."""
 
-    urls: list[str] | None
+    success: bool
+    message: str
+    urls: list[str]
 
 
 class Receipt(Model):
