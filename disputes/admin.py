@@ -1,4 +1,5 @@
 import uuid
+from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
@@ -26,6 +27,41 @@ class ResolveForm(forms.Form):
         max_length=2000,
         help_text="Why: kept with the dispute and shown to other operators.",
     )
+
+    def __init__(self, *args, large_claims: list[str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if large_claims:
+            # A claim far from the order's amount moves that much money: a second,
+            # explicit confirmation that names it.
+            self.fields["confirm_money"] = forms.BooleanField(
+                required=True,
+                label="I confirm the money that will move: " + "; ".join(large_claims),
+            )
+
+
+# Accepting a claim that differs from its order's amount by more than this share
+# needs the explicit confirmation above.
+LARGE_CLAIM_SHARE = Decimal("0.10")
+
+
+def large_claims(disputes) -> list[str]:
+    """What accepting each far-off claim moves, in words, for the confirmation."""
+    out = []
+    for d in disputes:
+        order = d.order
+        if d.processed or abs(d.amount - order.amount) <= order.amount * LARGE_CLAIM_SHARE:
+            continue
+        if order.side == "Buy" and order.shown_status != "Completed":
+            moves = (
+                f"completes the order as paid {d.amount} {order.currency}, credited less the fee"
+            )
+        else:
+            moves = "records the decision only; no money moves"
+        out.append(
+            f"dispute {d.pk} claims {d.amount} {order.currency} on an order of "
+            f"{order.amount} {order.currency}: {moves}"
+        )
+    return out
 
 
 class DisputeFileInline(admin.TabularInline):
@@ -324,7 +360,10 @@ class DisputeAdmin(admin.ModelAdmin):
         if not disputes:
             messages.warning(request, "No disputes selected.")
             return redirect("admin:disputes_dispute_changelist")
-        form = ResolveForm(request.POST or None)
+        form = ResolveForm(
+            request.POST or None,
+            large_claims=large_claims(disputes) if decision == "accept" else None,
+        )
         if request.method == "POST" and form.is_valid():
             done = 0
             for dispute in disputes:

@@ -26,8 +26,9 @@ from .models import Order, OrderStatus, Requisite, Trader
 UNIQUE_AMOUNT_STEPS = 10  # amount .. amount + 9, in whole steps of 1
 
 
-def concrete_methods(method: PaymentMethod) -> list[PaymentMethod]:
-    """The bank methods an (aggregate) method stands for."""
+def concrete_methods(method: PaymentMethod, *, terminal) -> list[PaymentMethod]:
+    """The bank methods an (aggregate) method stands for on `terminal`: only those
+    enabled on it, as for a method named directly."""
     if not method.is_aggregate:
         return [method]
     return list(
@@ -37,6 +38,8 @@ def concrete_methods(method: PaymentMethod) -> list[PaymentMethod]:
             is_aggregate=False,
             is_active=True,
             nspk_code__isnull=False,
+            terminals__terminal=terminal,
+            terminals__enabled=True,
         )
     )
 

@@ -60,6 +60,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_FILES = "too_many_files"
     FILE_TOO_LARGE = "file_too_large"
     UNSUPPORTED_FILE_TYPE = "unsupported_file_type"
+    DISPUTE_AMOUNT_TOO_LARGE = "dispute_amount_too_large"
     # Events and webhook deliveries
     EVENT_NOT_FOUND = "event_not_found"
     DELIVERY_NOT_FOUND = "delivery_not_found"
@@ -133,6 +134,10 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.TOO_MANY_FILES: (400, "Too many files"),
     ErrorCode.FILE_TOO_LARGE: (413, "File is larger than 5 MB"),
     ErrorCode.UNSUPPORTED_FILE_TYPE: (415, "File type is not allowed"),
+    ErrorCode.DISPUTE_AMOUNT_TOO_LARGE: (
+        400,
+        "Invalid amount: more than the maximum of the order's method range",
+    ),
     ErrorCode.EVENT_NOT_FOUND: (404, "Event not found"),
     ErrorCode.DELIVERY_NOT_FOUND: (404, "Delivery not found"),
     ErrorCode.RECEIPT_EMPTY: (400, "No file was sent"),

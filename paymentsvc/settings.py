@@ -202,7 +202,11 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Payment Orders Service API",
     "DESCRIPTION": "Payment orders (Buy and Sell), the hosted payment form, disputes and "
-    "finance queries. Every merchant request carries the `X-API-Key` header of a terminal.",
+    "finance queries. Every merchant request carries the `X-API-Key` header of a terminal. "
+    "A NUL character anywhere in a request (a query parameter, a form field, a JSON key or "
+    "value, also of fields not listed here) is 400 `malformed_request`. Requests with a "
+    "missing or invalid key count against `AUTH_FAILURE_RATE_LIMIT` per client address "
+    "(default 60/min); past it, 429 `auth_rate_limited` with `Retry-After`.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
@@ -210,10 +214,19 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The form takes only Buy; orders take Buy and Sell.
     "ENUM_NAME_OVERRIDES": {
+        "OrderSideEnum": "finance.models.Side",
+        "OrderStatusEnum": "orders.models.OrderStatus",
+        "FormOrderSideEnum": [("Buy", "Buy")],
         "EventTypeEnum": "webhooks.models.EventType",
         "DeliveryStatusEnum": "webhooks.models.DeliveryState",
     },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "paymentsvc.schema.forbid_nul_hook",
+        "paymentsvc.schema.response_headers_hook",
+    ],
 }
 
 # --- Business settings (decisions.md) -----------------------------------------------------

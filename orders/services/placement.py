@@ -144,7 +144,7 @@ def order_create(
             )
     sandbox_refusal_check(terminal=terminal, amount=amount)
 
-    methods = matching.concrete_methods(method)
+    methods = matching.concrete_methods(method, terminal=terminal)
     amounts = [
         a
         for a in matching.candidate_amounts(amount, unique_amount)

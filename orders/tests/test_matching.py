@@ -126,3 +126,26 @@ def test_the_last_free_requisite_among_many_is_found(shop, demo):
         accounts.add(response.json()["holder_account"])
     assert len(accounts) == count
     assert shop.post(URL, buy_body(demo, method="Ozon Bank SBP", amount=1000)).status_code == 500
+
+
+def test_aggregate_sbp_expands_only_to_bank_methods_enabled_on_the_terminal(shop, demo):
+    from finance.models import TerminalMethod
+
+    aggregate = demo.methods["SBP"]
+    everything = matching.concrete_methods(aggregate, terminal=demo.shop)
+    assert demo.methods["Sberbank SBP"] in everything
+    TerminalMethod.objects.filter(terminal=demo.shop).exclude(
+        method__name__in=["SBP", "Sberbank SBP"]
+    ).update(enabled=False)
+    assert matching.concrete_methods(aggregate, terminal=demo.shop) == [
+        demo.methods["Sberbank SBP"]
+    ]
+    # Through the API: every order on the aggregate lands on a Sberbank requisite.
+    for i in range(3):
+        response = shop.post(
+            "/api/v1/order/",
+            buy_body(demo, method="SBP", client_order_id=f"agg-{i}", amount=f"{1000 + i}.00"),
+        )
+        assert response.status_code in (201, 500), response.content
+        if response.status_code == 201:
+            assert response.json()["method_name"] == "Sberbank SBP"
