@@ -14,6 +14,7 @@ class Demo:
     shop: object
     form_shop: object
     closed_shop: object
+    sandbox_shop: object
     methods: dict = field(default_factory=dict)
     traders: list = field(default_factory=list)
 
@@ -30,8 +31,9 @@ def load_demo() -> Demo:
         shop=Terminal.objects.get(name="Demo Shop"),
         form_shop=Terminal.objects.get(name="Form Shop"),
         closed_shop=Terminal.objects.get(name="Closed Shop"),
+        sandbox_shop=Terminal.objects.get(name="Sandbox Shop"),
         methods={m.name: m for m in PaymentMethod.objects.all()},
-        traders=list(Trader.objects.order_by("name")),
+        traders=list(Trader.objects.filter(sandbox=False).order_by("name")),
     )
 
 

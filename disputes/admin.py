@@ -1,4 +1,5 @@
 import uuid
+from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
@@ -9,12 +10,15 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from finance.models import Balance
+from paymentsvc.admin_pages import short_id
 from paymentsvc.errors import ServiceError
 from paymentsvc.files import private_file_response
 from webhooks.admin import order_history
 
 from . import services
 from .models import Dispute, DisputeFile
+from .selectors import dispute_effect
 
 
 class ResolveForm(forms.Form):
@@ -23,6 +27,41 @@ class ResolveForm(forms.Form):
         max_length=2000,
         help_text="Why: kept with the dispute and shown to other operators.",
     )
+
+    def __init__(self, *args, large_claims: list[str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if large_claims:
+            # A claim far from the order's amount moves that much money: a second,
+            # explicit confirmation that names it.
+            self.fields["confirm_money"] = forms.BooleanField(
+                required=True,
+                label="I confirm the money that will move: " + "; ".join(large_claims),
+            )
+
+
+# Accepting a claim that differs from its order's amount by more than this share
+# needs the explicit confirmation above.
+LARGE_CLAIM_SHARE = Decimal("0.10")
+
+
+def large_claims(disputes) -> list[str]:
+    """What accepting each far-off claim moves, in words, for the confirmation."""
+    out = []
+    for d in disputes:
+        order = d.order
+        if d.processed or abs(d.amount - order.amount) <= order.amount * LARGE_CLAIM_SHARE:
+            continue
+        if order.side == "Buy" and order.shown_status != "Completed":
+            moves = (
+                f"completes the order as paid {d.amount} {order.currency}, credited less the fee"
+            )
+        else:
+            moves = "records the decision only; no money moves"
+        out.append(
+            f"dispute {d.pk} claims {d.amount} {order.currency} on an order of "
+            f"{order.amount} {order.currency}: {moves}"
+        )
+    return out
 
 
 class DisputeFileInline(admin.TabularInline):
@@ -63,7 +102,7 @@ def _evidence_link(url: str, *, content_type: str, label: str):
 class DisputeAdmin(admin.ModelAdmin):
     list_display = [
         "id",
-        "order_id",
+        "order_short_id",
         "client_order_id",
         "terminal",
         "claimed",
@@ -84,7 +123,7 @@ class DisputeAdmin(admin.ModelAdmin):
     readonly_fields = [
         "order",
         "terminal",
-        "amount",
+        "claimed_amount",
         "processed",
         "resolution",
         "comment",
@@ -103,7 +142,7 @@ class DisputeAdmin(admin.ModelAdmin):
                 "fields": [
                     "order",
                     "terminal",
-                    "amount",
+                    "claimed_amount",
                     "created_at",
                     "processed",
                     "resolution",
@@ -156,6 +195,14 @@ class DisputeAdmin(admin.ModelAdmin):
         extra_context["show_save_and_continue"] = False
         return super().change_view(request, object_id, form_url, extra_context)
 
+    @admin.display(description="claimed amount (what the merchant says was paid)")
+    def claimed_amount(self, obj):
+        return f"{obj.amount} {obj.order.currency} (order amount {obj.order.amount})"
+
+    @admin.display(description="order", ordering="order_id")
+    def order_short_id(self, obj):
+        return short_id(obj.order_id)
+
     @admin.display(description="claimed", ordering="amount")
     def claimed(self, obj):
         return obj.amount
@@ -207,8 +254,22 @@ class DisputeAdmin(admin.ModelAdmin):
             "<tr><th>{}</th><td>{}</td></tr>",
             ((k, v if v not in (None, "") else "-") for k, v in rows),
         )
-        url = reverse("admin:orders_order_change", args=[o.pk])
-        return format_html('<table>{}</table><p><a href="{}">Open the order</a></p>', table, url)
+        links = [
+            (reverse("admin:orders_order_change", args=[o.pk]), "Open the order"),
+            (reverse("admin:orders_order_history", args=[o.pk]), "its history"),
+            (reverse("admin:webhooks_webhookevent_changelist") + f"?q={o.pk}", "its webhooks"),
+            (reverse("admin:disputes_dispute_history", args=[obj.pk]), "the dispute's history"),
+        ]
+        balance = Balance.objects.filter(terminal_id=o.terminal_id).only("pk").first()
+        if balance is not None:
+            links.append(
+                (reverse("admin:finance_balance_change", args=[balance.pk]), "merchant's balance")
+            )
+        return format_html(
+            "<table>{}</table><p>{}</p>",
+            table,
+            format_html_join(" · ", '<a href="{}">{}</a>', links),
+        )
 
     @admin.display(description="order history (events and webhook deliveries)")
     def history(self, obj):
@@ -299,7 +360,10 @@ class DisputeAdmin(admin.ModelAdmin):
         if not disputes:
             messages.warning(request, "No disputes selected.")
             return redirect("admin:disputes_dispute_changelist")
-        form = ResolveForm(request.POST or None)
+        form = ResolveForm(
+            request.POST or None,
+            large_claims=large_claims(disputes) if decision == "accept" else None,
+        )
         if request.method == "POST" and form.is_valid():
             done = 0
             for dispute in disputes:
@@ -322,10 +386,13 @@ class DisputeAdmin(admin.ModelAdmin):
                 verb = "Accepted" if decision == "accept" else "Rejected"
                 messages.success(request, f"{verb} {done} dispute(s).")
             return redirect("admin:disputes_dispute_changelist")
+        for dispute in disputes:
+            dispute.effect = dispute_effect(dispute=dispute, accept=decision == "accept")
         context = {
             **self.admin_site.each_context(request),
             "title": f"{decision.capitalize()} {len(disputes)} dispute(s)",
             "disputes": disputes,
+            "effects": [dispute_effect(dispute=d, accept=decision == "accept") for d in disputes],
             "decision": decision,
             "form": form,
             "opts": self.model._meta,

@@ -1,6 +1,5 @@
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
 from paymentsvc.api import (
@@ -12,8 +11,10 @@ from paymentsvc.api import (
     paginate,
     parse_query,
 )
-from paymentsvc.fields import AmountField
+from paymentsvc.errors import InvalidRequest
+from paymentsvc.fields import FormAmountField
 from paymentsvc.idempotency import idempotent
+from paymentsvc.parsers import CheckedFormParser, CheckedMultiPartParser
 from paymentsvc.schema import page_schema
 from paymentsvc.uploads import UploadSizeLimit
 
@@ -23,7 +24,7 @@ from . import selectors, services
 class DisputeCreateIn(serializers.Serializer):
     # No length limit: a malformed id names no order and is a 404 like an unknown one.
     order_id = serializers.CharField()
-    amount = AmountField()
+    amount = FormAmountField()
     files = serializers.ListField(child=serializers.FileField(), required=False, allow_empty=True)
 
 
@@ -34,11 +35,17 @@ class DisputeCreatedOut(serializers.Serializer):
 
 
 class DisputeCreateView(TerminalAPIView):
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [CheckedMultiPartParser, CheckedFormParser]
 
     @extend_schema(
         operation_id="dispute_create",
         request={"multipart/form-data": DisputeCreateIn},
+        description="Opens a dispute on one of the caller's orders. Rules the schema "
+        "cannot express, each answered as shown: a second dispute on the same order is "
+        "400 `dispute_exists`; an order of another terminal is 403; `amount` above the "
+        "maximum of the order's method range for its side is 400; more than 5 files 400, "
+        "a file over 5 MB 413, a file whose content is not an image, a PDF or a video "
+        "415 (judged from the bytes, not the declared type).",
         responses={201: DisputeCreatedOut},
     )
     def post(self, request):
@@ -53,6 +60,12 @@ class DisputeCreateView(TerminalAPIView):
             data={"order_id": request.data.get("order_id"), "amount": request.data.get("amount")}
         )
         data.is_valid(raise_exception=True)
+        if request.POST.getlist("files"):
+            # A `files` part without a file name is text, not evidence.
+            raise InvalidRequest(
+                "Invalid files: every part named files must be a file",
+                errors={"files": ["Must be a file upload, not a text field"]},
+            )
         dispute = services.dispute_open(
             terminal=self.terminal,
             order_id=data.validated_data["order_id"],

@@ -12,9 +12,10 @@ from decimal import Decimal
 import filetype
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
+from django.db.models import Max
 from django.utils import timezone
 
-from finance.models import Terminal
+from finance.models import FeeRange, Terminal
 from orders.models import Order, Receipt
 from orders.services import order_complete_by_dispute, order_event_record
 from paymentsvc.error_codes import ErrorCode
@@ -134,11 +135,26 @@ def _remove(names: list[str]) -> None:
             logger.warning("Could not remove stored evidence %s", name)
 
 
+def claim_ceiling(order: Order) -> Decimal | None:
+    """The most a dispute on `order` may claim: the top of its method's ranges for
+    its side."""
+    return FeeRange.objects.filter(method_id=order.method_id, side=order.side).aggregate(
+        top=Max("max_amount")
+    )["top"]
+
+
 def dispute_open(*, terminal: Terminal, order_id, amount: Decimal, files: list) -> Dispute:
     """Open the order's one dispute with its evidence, and record `dispute.created`."""
     order = _order_for(terminal=terminal, order_id=order_id)
     if Dispute.objects.filter(order=order).exists():
         raise _exists_error(order)
+    ceiling = claim_ceiling(order)
+    if ceiling is not None and amount > ceiling:
+        raise InvalidRequest(
+            f"Invalid amount: a dispute on this order claims at most {ceiling:.2f}",
+            code=ErrorCode.DISPUTE_AMOUNT_TOO_LARGE,
+            errors={"amount": [f"At most {ceiling:.2f}, the method's maximum for {order.side}"]},
+        )
     checked = evidence_check(files=files)
     # Storage is I/O (possibly a remote bucket): done before the transaction, undone
     # when the rows do not commit.

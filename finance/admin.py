@@ -1,3 +1,5 @@
+import json
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
@@ -68,7 +70,37 @@ class TerminalMethodInline(admin.TabularInline):
     autocomplete_fields = ["method"]
 
 
+class UrlLinesField(forms.Field):
+    """A list of URLs typed one per line (a JSON list is understood too)."""
+
+    widget = forms.Textarea(
+        attrs={"rows": 3, "cols": 80, "placeholder": "https://shop.example/hooks"}
+    )
+
+    def prepare_value(self, value):
+        if isinstance(value, list):
+            return "\n".join(str(v) for v in value)
+        return value
+
+    def to_python(self, value):
+        text = (value or "").strip() if isinstance(value, str) else value
+        if not text:
+            return []
+        if not isinstance(text, str):
+            return text
+        if text[0] in '[{"':
+            try:
+                return json.loads(text)
+            except ValueError:
+                raise ValidationError("One URL per line, or a JSON list of URLs.") from None
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+
 class TerminalForm(forms.ModelForm):
+    webhook_urls = UrlLinesField(
+        required=False, help_text="One URL per line; every order's events are sent to each."
+    )
+
     class Meta:
         model = Terminal
         fields = [
@@ -80,6 +112,7 @@ class TerminalForm(forms.ModelForm):
             "webhook_urls",
             "antifraud_max_pending",
             "is_active",
+            "sandbox",
         ]
 
     def clean_webhook_urls(self):
@@ -108,9 +141,10 @@ class TerminalAdmin(admin.ModelAdmin):
         "form_activated",
         "currency",
         "is_active",
+        "sandbox",
         "balance_link",
     ]
-    list_filter = ["integration_type", "form_activated", "is_active", "currency"]
+    list_filter = ["integration_type", "form_activated", "is_active", "sandbox", "currency"]
     search_fields = ["name", "client__name", "id"]
     form = TerminalForm
     # The signing secret is never shown again: it is made on creation (or rotated by
@@ -150,6 +184,7 @@ class TerminalAdmin(admin.ModelAdmin):
             webhook_urls=obj.webhook_urls,
             antifraud_max_pending=obj.antifraud_max_pending,
             is_active=obj.is_active,
+            sandbox=obj.sandbox,
         )
         obj.pk = created.pk
         obj._state.adding = False

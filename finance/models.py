@@ -75,10 +75,21 @@ class Terminal(models.Model):
         null=True, blank=True, help_text="Pending orders per user_id; empty: the service default"
     )
     is_active = models.BooleanField(default=True)
+    sandbox = models.BooleanField(
+        default=False,
+        help_text="Test mode: its orders go only to sandbox traders, magic amounts act on "
+        "their own, and its orders are livemode=false",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self):
         return self.name
+
+    @property
+    def livemode(self) -> bool:
+        """The one rule for live or test mode: a terminal is live unless it is a
+        sandbox one. Its orders keep this value (Order.livemode) from creation."""
+        return not self.sandbox
 
 
 class ApiKey(ApiKeyBase):

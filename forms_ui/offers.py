@@ -38,13 +38,18 @@ def methods_offered(*, terminal: Terminal, amount: Decimal) -> list[PaymentMetho
     )
 
 
-def methods_that_can_match(methods: list[PaymentMethod]) -> list[PaymentMethod]:
-    """The methods some active trader holds an active requisite for (an aggregate
-    method: any bank's requisite of its type). A method nobody serves is not offered:
-    it could only spin until the search window closes."""
-    live = Requisite.objects.filter(is_active=True, trader__is_active=True)
-    held = set(live.values_list("method_id", flat=True).distinct())
-    held_types = set(live.values_list("method__method_type", "method__currency").distinct())
+def methods_that_can_match(
+    methods: list[PaymentMethod], *, terminal: Terminal
+) -> list[PaymentMethod]:
+    """The methods some active trader of the terminal's mode (live or sandbox: matching
+    never crosses) holds an active requisite for (an aggregate method: any bank's
+    requisite of its type). A method nobody serves is not offered: it could only spin
+    until the search window closes."""
+    serving = Requisite.objects.filter(
+        is_active=True, trader__is_active=True, trader__sandbox=terminal.sandbox
+    )
+    held = set(serving.values_list("method_id", flat=True).distinct())
+    held_types = set(serving.values_list("method__method_type", "method__currency").distinct())
     return [
         m
         for m in methods

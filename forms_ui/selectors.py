@@ -3,7 +3,7 @@
 import logging
 from dataclasses import dataclass
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 
 from finance.models import PaymentMethod, Terminal
 from finance.services import method_deeplink
@@ -88,9 +88,9 @@ def session_search(
     if currency is not None:
         qs = qs.filter(currency=currency)
     if state is not None:
-        # States follow orders; bring due sessions up to date before filtering on them.
-        due = qs.exclude(state__in=FINAL_SESSION_STATES).values_list("pk", flat=True)[:500]
-        for due_id in list(due):
-            services.session_sync(session_id=due_id)
-        qs = qs.filter(state=state)
+        # A read writes nothing: a session not yet in a final state is judged by the
+        # state it shows, as the page and the items do.
+        live = qs.exclude(state__in=FINAL_SESSION_STATES).select_related("order")
+        showing = [s.pk for s in live.iterator() if services.shown_state(s) == state]
+        qs = qs.filter(Q(state=state, state__in=FINAL_SESSION_STATES) | Q(pk__in=showing))
     return qs.select_related("terminal", "method", "order").order_by("-created_at", "-pk")

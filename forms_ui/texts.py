@@ -79,6 +79,12 @@ TEXTS = {
     "qr_hint": _("Scan the code with the phone that has your banking app."),
     "qr_label": _("QR code of this payment page"),
     "state_changed": _("The payment status has changed."),
+    # Sandbox sessions only (product.md §11).
+    "sandbox_mode": _("Test mode."),
+    "sandbox_banner": _("This is a sandbox payment: no real money moves."),
+    "sandbox_actions": _("Sandbox: act as the trader would."),
+    "sandbox_complete": _("Payment received (complete)"),
+    "sandbox_decline": _("Decline the payment"),
 }
 
 

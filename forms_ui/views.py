@@ -30,7 +30,8 @@ CLOSED_STATES = FAILURE_STATES | {SessionState.COMPLETED}
 
 
 def _session_or_none(session_id) -> FormSession | None:
-    if not session_id or len(session_id) > 64:
+    # A NUL cannot be in an id and must not reach the database (PostgreSQL refuses it).
+    if not session_id or len(session_id) > 64 or "\x00" in session_id:
         return None
     if not FormSession.objects.filter(pk=session_id).exists():
         return None
@@ -83,7 +84,7 @@ def _session_page(request, session: FormSession, *, receipt_error: str = "", sta
     methods = []
     if state == SessionState.METHOD_SELECTION:
         offered = offers.methods_offered(terminal=session.terminal, amount=session.amount)
-        methods = offers.methods_that_can_match(offered)
+        methods = offers.methods_that_can_match(offered, terminal=session.terminal)
     receipts = list(order.receipts.all()) if order else []
     context = {
         "other_lang": "en" if lang == "ru" else "ru",
@@ -155,6 +156,8 @@ def _post_action(request, action):
 @require_POST
 def form_choose(request):
     method_id = request.POST.get("method_id", "")
+    if "\x00" in method_id:
+        method_id = ""  # names no method: refused like any unknown one
     return _post_action(
         request, lambda s: services.session_choose_method(session_id=s.pk, method_id=method_id)
     )

@@ -2,6 +2,7 @@ from datetime import UTC, datetime, timedelta
 
 from django.conf import settings
 from django.utils import timezone
+from drf_spectacular.extensions import OpenApiSerializerExtension
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
@@ -20,12 +21,18 @@ from paymentsvc.api import (
 from paymentsvc.errors import InvalidRequest
 from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.idempotency import idempotent
-from paymentsvc.schema import page_schema
+from paymentsvc.schema import any_case_pattern, page_schema
+from webhooks.delivery import DeliveryRefused, resolve_target
 
 from . import selectors, services
 from .models import OrderStatus
 from .receipts import receipt_response, render_receipt
-from .render import render_order, render_orders, render_rows
+from .render import (
+    render_order,
+    render_rows,
+    render_trader_order,
+    render_trader_orders,
+)
 
 
 def _day_before(moment: datetime) -> datetime:
@@ -63,6 +70,78 @@ class OrderCreateIn(serializers.Serializer):
     return_url = HttpUrlField()
     customer_bank = serializers.CharField(required=False, allow_null=True, max_length=30)
 
+    def validate_webhook_url(self, value):
+        """A URL the delivery guard would refuse is refused now, so the merchant learns
+        it at once rather than from failed deliveries."""
+        if value and not settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+            try:
+                resolve_target(value)
+            except DeliveryRefused as exc:
+                raise serializers.ValidationError(f"Webhooks cannot be delivered there: {exc}")
+        return value
+
+
+# Null and nothing else, given the property's own schema (a nullable string); not
+# written as an enum, which the enum postprocessing would lift into an empty component.
+NULL_ONLY = {"not": {"type": "string"}}
+
+
+def _given(*names: str) -> dict:
+    """JSON Schema: each of `names` is present and not null."""
+    return {"required": list(names), "properties": {n: {"not": {"enum": [None]}} for n in names}}
+
+
+class OrderCreateInScheme(OpenApiSerializerExtension):
+    """The rules between fields of an order request, in the schema: exactly one way of choosing the method; nspk_code only with
+    method_type; customer_account null for Buy and required for Sell; the aggregate SBP
+    (method_type SBP without nspk_code) only for Buy."""
+
+    target_class = OrderCreateIn
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        if direction != "request":
+            return schema
+        schema["properties"]["customer_bank"]["pattern"] = any_case_pattern(
+            sorted(services.CUSTOMER_BANKS)
+        )
+        schema["allOf"] = [
+            {"anyOf": [_given("payment_method_id"), _given("method_type")]},
+            {"not": _given("payment_method_id", "method_type")},
+            {"anyOf": [{"not": _given("nspk_code")}, _given("method_type")]},
+            {
+                "oneOf": [
+                    {
+                        "properties": {
+                            "order_side": {"enum": ["Buy"]},
+                            "customer_account": NULL_ONLY,
+                        }
+                    },
+                    {
+                        "properties": {
+                            "order_side": {"enum": ["Sell"]},
+                            "customer_account": {"type": "string", "minLength": 1},
+                        },
+                        "required": ["customer_account"],
+                        "not": {
+                            "properties": {
+                                "method_type": {"enum": ["SBP"]},
+                                "nspk_code": NULL_ONLY,
+                            },
+                            "required": ["method_type"],
+                        },
+                    },
+                ]
+            },
+        ]
+        schema["description"] = (
+            "Exactly one of payment_method_id and method_type; nspk_code only with "
+            "method_type. Buy: customer_account null. Sell: customer_account required "
+            "(SBP: a Russian phone number, +7 and 10 digits; BankCard: 16 to 19 digits "
+            "passing the Luhn check), and not the aggregate SBP method."
+        )
+        return schema
+
 
 class OrderOut(serializers.Serializer):
     id = serializers.CharField()
@@ -91,24 +170,31 @@ class OrderOut(serializers.Serializer):
     updated_at = serializers.CharField()
     expires_at = serializers.CharField()
     receipts_count = serializers.IntegerField()
+    livemode = serializers.BooleanField()
 
 
-OrderEnvelope = inline_serializer(
-    "OrderResponse",
-    {
-        "success": serializers.BooleanField(),
-        "message": serializers.CharField(),
-        "order": OrderOut(),
-    },
-)
-OrderPage = inline_serializer(
-    "OrderPage",
-    {
-        "success": serializers.BooleanField(),
-        "message": serializers.CharField(),
-        "orders": page_schema("OrderPageBody", OrderOut(many=True)),
-    },
-)
+def order_envelopes(prefix: str, item: type[serializers.Serializer]):
+    """The {success, message, order} and {success, message, orders: page} schemas."""
+    envelope = inline_serializer(
+        f"{prefix}Response",
+        {
+            "success": serializers.BooleanField(),
+            "message": serializers.CharField(),
+            "order": item(),
+        },
+    )
+    page = inline_serializer(
+        f"{prefix}Page",
+        {
+            "success": serializers.BooleanField(),
+            "message": serializers.CharField(),
+            "orders": page_schema(f"{prefix}PageBody", item(many=True)),
+        },
+    )
+    return envelope, page
+
+
+OrderEnvelope, OrderPage = order_envelopes("Order", OrderOut)
 
 
 OrderListPage = inline_serializer(
@@ -170,7 +256,11 @@ class OrderListQuery(page_query(10), DateRangeMixin):
 
 class OrderCollectionView(TerminalAPIView):
     @extend_schema(
-        operation_id="order_create", request=OrderCreateIn, responses={201: OrderEnvelope}
+        operation_id="order_create",
+        request=OrderCreateIn,
+        responses={201: OrderOut},
+        description="Creates an order and answers 201 with the bare Order object (no "
+        "success/message wrapper, unlike the lookups).",
     )
     def post(self, request):
         return idempotent(request, self, lambda: self._create(request))
@@ -293,6 +383,31 @@ class OrderCancelView(TerminalAPIView):
 # --- Traders' API -----------------------------------------------------------------------
 
 
+class TraderOrderOut(serializers.Serializer):
+    """What a trader needs to pay or receive; nothing of the merchant's."""
+
+    id = serializers.CharField()
+    order_side = serializers.ChoiceField(choices=Side.choices)
+    currency = serializers.CharField()
+    amount = serializers.CharField()
+    paid_amount = serializers.CharField(allow_null=True)
+    status = serializers.ChoiceField(choices=OrderStatus.choices)
+    method_id = serializers.CharField()
+    method_name = serializers.CharField()
+    method_type = serializers.CharField()
+    requisite_id = serializers.CharField(allow_null=True)
+    holder_name = serializers.CharField()
+    holder_account = serializers.CharField()
+    customer_account = serializers.CharField(allow_null=True, help_text="Sell only")
+    customer_bank = serializers.CharField(allow_null=True, help_text="Sell only")
+    created_at = serializers.CharField()
+    updated_at = serializers.CharField()
+    expires_at = serializers.CharField()
+
+
+TraderOrderEnvelope, TraderOrderPage = order_envelopes("TraderOrder", TraderOrderOut)
+
+
 class TraderOrderListQuery(page_query(10)):
     status = serializers.ChoiceField(choices=OrderStatus.choices, required=False)
     order_side = serializers.ChoiceField(choices=Side.choices, required=False)
@@ -302,7 +417,7 @@ class TraderOrderListView(TraderAPIView):
     @extend_schema(
         operation_id="trader_order_list",
         parameters=[TraderOrderListQuery],
-        responses=OrderPage,
+        responses=TraderOrderPage,
     )
     def get(self, request):
         q = parse_query(TraderOrderListQuery, request)
@@ -310,24 +425,24 @@ class TraderOrderListView(TraderAPIView):
             trader=self.trader, order_side=q.get("order_side"), status=q.get("status")
         )
         return Response(
-            ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_orders))
+            ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_trader_orders))
         )
 
 
 class TraderOrderConfirmView(TraderAPIView):
-    @extend_schema(operation_id="trader_order_confirm", request=None, responses=OrderEnvelope)
+    @extend_schema(operation_id="trader_order_confirm", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
         order = services.order_confirm(order_id=order.pk, actor=f"trader:{self.trader.pk}")
-        return Response(ok(order=render_order(order)))
+        return Response(ok(order=render_trader_order(order)))
 
 
 class TraderOrderCancelView(TraderAPIView):
-    @extend_schema(operation_id="trader_order_cancel", request=None, responses=OrderEnvelope)
+    @extend_schema(operation_id="trader_order_cancel", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
         order = services.order_cancel(order_id=order.pk, actor=f"trader:{self.trader.pk}")
-        return Response(ok(order=render_order(order)))
+        return Response(ok(order=render_trader_order(order)))
 
 
 class TraderOrderReceiptsView(TraderAPIView):
@@ -362,7 +477,12 @@ class TraderOrderReceiptView(TraderAPIView):
     @extend_schema(
         operation_id="trader_order_receipt",
         request=None,
-        responses={(200, "application/octet-stream"): OpenApiTypes.BINARY},
+        responses={
+            (200, "image/*"): OpenApiTypes.BINARY,
+            (200, "application/pdf"): OpenApiTypes.BINARY,
+        },
+        description="The receipt's bytes as a download (`Content-Disposition: attachment`), "
+        "with the content type judged from them when it was uploaded: an image or a PDF.",
     )
     def get(self, request, order_id, receipt_id):
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)

@@ -166,7 +166,8 @@ def order_of_terminal(*, terminal: Terminal, order_id: str) -> Order:
 def trader_order_list(
     *, trader: Trader, order_side: str | None = None, status: str | None = None
 ) -> QuerySet:
-    qs = Order.objects.filter(trader=trader)
+    # A trader sees only orders of its own mode, even if an operator flips its flag.
+    qs = Order.objects.filter(trader=trader, livemode=trader.livemode)
     if order_side:
         qs = qs.filter(side=order_side)
     return (
@@ -176,7 +177,11 @@ def trader_order_list(
 
 def order_of_trader(*, trader: Trader, order_id: str) -> Order:
     order_uuid = parse_uuid(order_id)
-    order = Order.objects.filter(pk=order_uuid, trader=trader).first() if order_uuid else None
+    order = (
+        Order.objects.filter(pk=order_uuid, trader=trader, livemode=trader.livemode).first()
+        if order_uuid
+        else None
+    )
     if order is None:
         raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
     return order

@@ -46,6 +46,7 @@ class ErrorCode(StrEnum):
     NO_AVAILABLE_TRADERS = "no_available_traders"
     ORDER_NOT_FOUND = "order_not_found"
     ORDER_NOT_PENDING = "order_not_pending"
+    SANDBOX_ONLY = "sandbox_only"
     # Payment form
     FORM_SELL_NOT_SUPPORTED = "form_sell_not_supported"
     FORM_NOT_ACTIVATED = "form_not_activated"
@@ -59,6 +60,7 @@ class ErrorCode(StrEnum):
     TOO_MANY_FILES = "too_many_files"
     FILE_TOO_LARGE = "file_too_large"
     UNSUPPORTED_FILE_TYPE = "unsupported_file_type"
+    DISPUTE_AMOUNT_TOO_LARGE = "dispute_amount_too_large"
     # Events and webhook deliveries
     EVENT_NOT_FOUND = "event_not_found"
     DELIVERY_NOT_FOUND = "delivery_not_found"
@@ -120,6 +122,7 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.NO_AVAILABLE_TRADERS: (500, "No available traders that match order requirements"),
     ErrorCode.ORDER_NOT_FOUND: (404, "Order not found"),
     ErrorCode.ORDER_NOT_PENDING: (409, "Order is not Pending"),
+    ErrorCode.SANDBOX_ONLY: (403, "Sandbox endpoints need a sandbox terminal's key"),
     ErrorCode.FORM_SELL_NOT_SUPPORTED: (400, "The payment form supports only Buy orders"),
     ErrorCode.FORM_NOT_ACTIVATED: (409, "The payment form is not activated for this terminal"),
     ErrorCode.BUTTON_NOT_OFFERED: (400, "The button is not configured for this terminal"),
@@ -131,6 +134,10 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.TOO_MANY_FILES: (400, "Too many files"),
     ErrorCode.FILE_TOO_LARGE: (413, "File is larger than 5 MB"),
     ErrorCode.UNSUPPORTED_FILE_TYPE: (415, "File type is not allowed"),
+    ErrorCode.DISPUTE_AMOUNT_TOO_LARGE: (
+        400,
+        "Invalid amount: more than the maximum of the order's method range",
+    ),
     ErrorCode.EVENT_NOT_FOUND: (404, "Event not found"),
     ErrorCode.DELIVERY_NOT_FOUND: (404, "Delivery not found"),
     ErrorCode.RECEIPT_EMPTY: (400, "No file was sent"),

@@ -41,6 +41,7 @@ from prometheus_client.core import GaugeMetricFamily  # noqa: E402
 from .actors import actor_kind  # noqa: E402
 from .error_codes import ErrorCode  # noqa: E402
 from .errors import error_response  # noqa: E402
+from .livemode import livemode_of  # noqa: E402
 
 # The `_created` series say when a process first counted something: noise in multiprocess
 # mode (where they are left out anyway), so left out everywhere.
@@ -83,10 +84,10 @@ def actor_label(actor: str) -> str:
     return actor_kind(actor)
 
 
-def livemode_label(terminal) -> str:
-    """ "true" for live terminals, "false" for sandbox ones (a terminal without the
-    sandbox flag is live)."""
-    return "false" if getattr(terminal, "sandbox", False) else "true"
+def livemode_label(obj) -> str:
+    """ "true" or "false": an order's stored livemode, or a terminal's, by the one
+    rule of paymentsvc.livemode."""
+    return "true" if livemode_of(obj) else "false"
 
 
 def _after_commit(fn: Callable[[], None]) -> None:
@@ -96,7 +97,7 @@ def _after_commit(fn: Callable[[], None]) -> None:
 
 
 def order_created(*, order) -> None:
-    side, livemode = str(order.side), livemode_label(order.terminal)
+    side, livemode = str(order.side), livemode_label(order)
     _after_commit(lambda: ORDERS_CREATED.labels(side=side, livemode=livemode).inc())
 
 

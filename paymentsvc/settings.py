@@ -50,6 +50,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -59,6 +61,7 @@ INSTALLED_APPS = [
     "orders",
     "forms_ui",
     "disputes",
+    "operators",
     "demo",
 ]
 
@@ -73,6 +76,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
+    "paymentsvc.admin_site.OperatorAdminMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -153,6 +158,8 @@ LANGUAGE_CODE = "en"
 LANGUAGES = [("ru", "Русский"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
+# Dates and times in the admin: one format, with the zone named (see admin_site.py).
+FORMAT_MODULE_PATH = ["paymentsvc.locale_formats"]
 USE_I18N = True
 USE_TZ = True
 
@@ -202,7 +209,11 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Payment Orders Service API",
     "DESCRIPTION": "Payment orders (Buy and Sell), the hosted payment form, disputes and "
-    "finance queries. Every merchant request carries the `X-API-Key` header of a terminal.",
+    "finance queries. Every merchant request carries the `X-API-Key` header of a terminal. "
+    "A NUL character anywhere in a request (a query parameter, a form field, a JSON key or "
+    "value, also of fields not listed here) is 400 `malformed_request`. Requests with a "
+    "missing or invalid key count against `AUTH_FAILURE_RATE_LIMIT` per client address "
+    "(default 60/min); past it, 429 `auth_rate_limited` with `Retry-After`.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
@@ -210,10 +221,19 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The form takes only Buy; orders take Buy and Sell.
     "ENUM_NAME_OVERRIDES": {
+        "OrderSideEnum": "finance.models.Side",
+        "OrderStatusEnum": "orders.models.OrderStatus",
+        "FormOrderSideEnum": [("Buy", "Buy")],
         "EventTypeEnum": "webhooks.models.EventType",
         "DeliveryStatusEnum": "webhooks.models.DeliveryState",
     },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "paymentsvc.schema.forbid_nul_hook",
+        "paymentsvc.schema.response_headers_hook",
+    ],
 }
 
 # --- Business settings (decisions.md) -----------------------------------------------------
@@ -308,14 +328,20 @@ SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 315
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
 SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
-# Failed admin sign-ins per user name before it is locked out for the rest of the window
-# (an address gets four times as many). ADMIN_LOGIN_MAX_FAILURES and
+# Failed admin sign-ins per (user name, client address) pair before that pair is locked
+# out for the rest of the window; an address alone gets four times as many, and the
+# user name alone is never locked. ADMIN_LOGIN_MAX_FAILURES and
 # ADMIN_LOGIN_LOCKOUT_SECONDS still set the two halves.
 ADMIN_LOGIN_RATE_LIMIT = env.str(
     "ADMIN_LOGIN_RATE_LIMIT",
     default=f"{env.int('ADMIN_LOGIN_MAX_FAILURES', default=5)}"
     f"/{env.int('ADMIN_LOGIN_LOCKOUT_SECONDS', default=900)}s",
 )
+# Staff sign in with a TOTP code as well as a password; `make run`'s demo mode turns it off.
+ADMIN_2FA = env.bool("ADMIN_2FA", default=not DEBUG)
+OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default="paymentsvc")
+# The admin shows times in the operators' zone, named beside them; the API stays UTC.
+OPERATOR_TIME_ZONE = env.str("OPERATOR_TIME_ZONE", default="Europe/Moscow")
 
 # Checked at start-up, through the one parser the throttles use: a typo here must not
 # turn every request into an error.

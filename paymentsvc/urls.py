@@ -3,6 +3,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from . import health, metrics
+from .admin_2fa import two_factor
 from .admin_login import throttled_admin_login
 from .fallback import api_fallback
 from .ping import PingView
@@ -11,6 +12,7 @@ api_v1 = [
     path("finance/", include("finance.urls")),
     path("order/", include("orders.urls")),
     path("trader/", include("orders.trader_urls")),
+    path("sandbox/", include("orders.sandbox_urls")),
     path("form/", include("forms_ui.api_urls")),
     path("disputes/", include("disputes.urls")),
     path("", include("webhooks.urls")),
@@ -26,6 +28,8 @@ urlpatterns = [
     path("api/v1/", include(api_v1)),
     re_path(r"^api/", api_fallback),
     path("admin/login/", throttled_admin_login, name="admin-login"),
+    path("admin/2fa/", two_factor, name="admin-2fa"),
+    path("admin/dashboard/", include("operators.urls")),
     path("admin/", admin.site.urls),
     path("form/", include("forms_ui.urls")),
 ]

@@ -1,15 +1,20 @@
 """Operators' view of webhooks: every event with its deliveries and the log of every
 attempt, and a resend that goes through delivery_resend."""
 
+import json
+
 from django.contrib import admin, messages
 from django.contrib.admin.utils import quote
 from django.core.exceptions import PermissionDenied
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.urls import path, reverse
+from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.timezone import localtime
 
+from paymentsvc.admin_pages import ReadOnlyPageMixin, short_id
 from paymentsvc.formats import parse_uuid
 
 from . import services
@@ -132,11 +137,11 @@ def _resend(request, deliveries) -> None:
 
 
 @admin.register(WebhookEvent)
-class WebhookEventAdmin(admin.ModelAdmin):
+class WebhookEventAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "type",
-        "order_id",
+        "order_short_id",
         "sequence",
         "actor",
         "terminal",
@@ -156,7 +161,7 @@ class WebhookEventAdmin(admin.ModelAdmin):
         "actor",
         "livemode",
         "created_at",
-        "body",
+        "pretty_body",
         "attempt_log",
     ]
     readonly_fields = fields
@@ -176,9 +181,24 @@ class WebhookEventAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    @admin.display(description="order", ordering="order_id")
+    def order_short_id(self, obj):
+        return short_id(obj.order_id)
+
     @admin.display(description="deliveries")
     def delivery_states(self, obj):
         return ", ".join(d.state for d in obj.deliveries.all()) or "-"
+
+    @admin.display(description="body (as signed and sent, shown indented)")
+    def pretty_body(self, obj):
+        try:
+            text = json.dumps(json.loads(obj.body), indent=2, ensure_ascii=False)
+        except ValueError:
+            text = obj.body
+        return format_html(
+            '<pre style="white-space:pre-wrap;max-height:32em;overflow:auto;margin:0">{}</pre>',
+            text,
+        )
 
     @admin.display(description="delivery log")
     def attempt_log(self, obj):
@@ -199,7 +219,7 @@ class WebhookEventAdmin(admin.ModelAdmin):
                     reverse("admin:webhooks_webhookdelivery_change", args=[a.delivery_id]),
                     a.delivery.url,
                     a.number,
-                    a.started_at.isoformat(timespec="seconds"),
+                    date_format(localtime(a.started_at), "DATETIME_FORMAT"),
                     a.status_code or "-",
                     a.duration_ms,
                     a.error or "-",
@@ -229,7 +249,7 @@ class AttemptInline(admin.TabularInline):
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(admin.ModelAdmin):
+class WebhookDeliveryAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "event_link",

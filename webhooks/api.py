@@ -6,7 +6,7 @@ like an unknown one."""
 from concurrent.futures import ThreadPoolExecutor, wait
 
 from django.conf import settings
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -100,8 +100,12 @@ SecretEnvelope = _envelope(
 class EventListQuery(page_query(10)):
     type = serializers.ChoiceField(choices=EventType.choices, required=False)
     order_id = serializers.UUIDField(required=False, help_text="The order's id: its history")
-    created_after = serializers.DateTimeField(required=False)
-    created_before = serializers.DateTimeField(required=False)
+    created_after = serializers.DateTimeField(
+        required=False, help_text="Not after created_before (400 otherwise)."
+    )
+    created_before = serializers.DateTimeField(
+        required=False, help_text="Not before created_after (400 otherwise)."
+    )
 
     def validate(self, attrs):
         after, before = attrs.get("created_after"), attrs.get("created_before")
@@ -236,19 +240,25 @@ def webhook_url_problems(urls: list[str]) -> dict[str, str]:
     return problems
 
 
+@extend_schema_field({"type": "string", "format": "uri", "maxLength": WEBHOOK_URL_MAX_LENGTH})
+class WebhookUrlField(serializers.CharField):
+    def __init__(self, **kwargs):
+        super().__init__(max_length=WEBHOOK_URL_MAX_LENGTH, trim_whitespace=False, **kwargs)
+
+
 class EndpointsIn(serializers.Serializer):
     urls = serializers.ListField(
-        child=serializers.CharField(max_length=WEBHOOK_URL_MAX_LENGTH, trim_whitespace=False),
+        child=WebhookUrlField(),
         allow_empty=True,
-        help_text=f"At most {MAX_WEBHOOK_URLS} distinct URLs; duplicates are dropped",
+        max_length=MAX_WEBHOOK_URLS,
+        help_text=f"At most {MAX_WEBHOOK_URLS} URLs; duplicates are dropped (the first "
+        "kept). Each an http(s) URL the delivery guard would call: where private networks "
+        "are not allowed (production), https only, on a host resolving to public "
+        "addresses (400 otherwise; a DNS rule the schema cannot state).",
     )
 
     def validate_urls(self, urls):
         urls = list(dict.fromkeys(urls))
-        if len(urls) > MAX_WEBHOOK_URLS:
-            raise serializers.ValidationError(
-                f"Ensure this field has no more than {MAX_WEBHOOK_URLS} distinct URLs."
-            )
         problems = webhook_url_problems(urls)
         if problems:
             raise serializers.ValidationError([f"{url}: {p}" for url, p in problems.items()])

@@ -113,3 +113,7 @@ class WebhookAttempt(models.Model):
 
     class Meta:
         ordering = ["-started_at"]
+
+    def __str__(self):
+        outcome = self.status_code or self.error[:60] or "no answer"
+        return f"attempt {self.number} · {outcome} · {self.duration_ms} ms"

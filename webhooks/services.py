@@ -6,14 +6,16 @@ from django.utils import timezone
 from finance.services import terminal_webhook_secret_rotate, terminal_webhook_urls_set
 from paymentsvc.actors import actor_kind
 from paymentsvc.formats import iso_utc
+from paymentsvc.livemode import livemode_of
 
 from .models import DeliveryState, WebhookDelivery, WebhookEvent, new_event_id
 from .tasks import enqueue_deliveries
 
 
 def terminal_livemode(terminal) -> bool:
-    # Terminals gain a sandbox flag; until then every terminal is live.
-    return not getattr(terminal, "sandbox", False)
+    """Live unless a sandbox terminal (paymentsvc.livemode's one rule): for events
+    that belong to no order."""
+    return livemode_of(terminal)
 
 
 def event_record(
@@ -25,13 +27,17 @@ def event_record(
     data: dict,
     webhook_url: str | None,
     actor: str,
+    livemode: bool | None = None,
 ) -> WebhookEvent:
     """Write an event and its deliveries in the caller's transaction; queue on commit.
-    The event is stored whether or not there is a target: it is the order's history."""
+    The event is stored whether or not there is a target: it is the order's history.
+    `livemode` is the order's own (kept from its creation); without it, the
+    terminal's."""
     now = timezone.now()
     event_id = new_event_id()
     kind = actor_kind(actor)
-    livemode = terminal_livemode(terminal)
+    if livemode is None:
+        livemode = terminal_livemode(terminal)
     payload = {
         "id": event_id,
         "type": event_type,

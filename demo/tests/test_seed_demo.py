@@ -41,7 +41,8 @@ def test_seed_demo_twice_leaves_one_copy(demo):
     before = counts()
     call_command("seed_demo", force=True, verbosity=0)
     assert counts() == before
-    assert before[:5] == [3, 4, 8, 10, 1]
+    # Sandbox Shop and the sandbox trader (with its ten requisites and its key) included.
+    assert before[:7] == [4, 5, 8, 20, 2, 4, 4]
 
 
 def test_seed_demo_refuses_with_debug_off_without_force(db, settings):
@@ -57,6 +58,7 @@ def test_seed_demo_refuses_with_debug_off_without_force(db, settings):
         ("Demo Shop", "demo-shop-key", "Demo Merchant", "h2h", True, "100000.00"),
         ("Form Shop", "demo-form-key", "Demo Merchant", "order_with_form", True, "0.00"),
         ("Closed Shop", "demo-closed-key", "Closed Merchant", "h2h", False, "0.00"),
+        ("Sandbox Shop", "demo-sandbox-key", "Demo Merchant", "h2h", True, "100000.00"),
     ],
 )
 def test_terminals_keys_and_balances(demo, terminal, raw, client, integration, form, available):
@@ -111,7 +113,7 @@ def test_methods_and_fee_ranges(demo, name, method_type, nspk, active, buy, sell
     assert ranges.get("Buy") == tuple(Decimal(v) for v in buy)
     assert ranges.get("Sell") == (tuple(Decimal(v) for v in sell) if sell else None)
     # Every method is enabled on every terminal.
-    assert TerminalMethod.objects.filter(method=method, enabled=True).count() == 3
+    assert TerminalMethod.objects.filter(method=method, enabled=True).count() == 4
 
 
 @pytest.mark.parametrize(
@@ -131,6 +133,15 @@ def test_methods_and_fee_ranges(demo, name, method_type, nspk, active, buy, sell
             },
         ),
         ("Closed Shop", {}),
+        (
+            "Sandbox Shop",
+            {
+                "SberPay": "Sberbank SBP",
+                "TPay": "T-Bank SBP",
+                "AlfaPay": "Alfa-Bank SBP",
+                "VTBPay": "VTB SBP",
+            },
+        ),
     ],
 )
 def test_buttons(demo, terminal, buttons):
@@ -144,7 +155,9 @@ def test_traders_hold_two_requisites_per_bank_method_with_distinct_traders(demo)
         key = TraderApiKey.objects.get(key_hash=hash_key(f"demo-trader-{index}-key"))
         assert key.revoked_at is None and key.trader.is_active
     for name in BANK_METHODS:
-        requisites = list(Requisite.objects.filter(method__name=name, is_active=True))
+        requisites = list(
+            Requisite.objects.filter(method__name=name, is_active=True, trader__sandbox=False)
+        )
         assert len(requisites) == 2
         assert len({r.trader_id for r in requisites}) == 2
         for requisite in requisites:
@@ -154,6 +167,35 @@ def test_traders_hold_two_requisites_per_bank_method_with_distinct_traders(demo)
             else:
                 assert requisite.account.startswith("+7999000") and len(requisite.account) == 12
     assert not Requisite.objects.filter(method__name__in=["SBP", "Ozon Bank SBP"]).exists()
+
+
+def test_sandbox_shop_is_the_only_sandbox_terminal_with_one_initial_deposit(demo):
+    assert list(Terminal.objects.filter(sandbox=True)) == [demo.sandbox_shop]
+    assert demo.sandbox_shop.livemode is False and demo.shop.livemode is True
+    deposit = Transaction.objects.get(balance__terminal=demo.sandbox_shop)
+    assert (deposit.transaction_type, deposit.amount) == ("deposit", Decimal("100000.00"))
+    assert deposit.client_description == "Initial deposit"
+
+
+def test_the_sandbox_trader_holds_two_requisites_per_bank_method_and_no_live_one(demo):
+    key = TraderApiKey.objects.select_related("trader").get(
+        key_hash=hash_key("demo-sandbox-trader-key")
+    )
+    sandbox_trader = key.trader
+    assert key.revoked_at is None
+    assert sandbox_trader.sandbox and sandbox_trader.is_active
+    assert list(Trader.objects.filter(sandbox=True)) == [sandbox_trader]
+    for name in BANK_METHODS:
+        requisites = Requisite.objects.filter(method__name=name, trader=sandbox_trader)
+        assert requisites.filter(is_active=True).count() == 2
+        # Distinct accounts, none shared with a live trader's requisite.
+        accounts = set(requisites.values_list("account", flat=True))
+        assert len(accounts) == 2
+        live = Requisite.objects.filter(method__name=name, trader__sandbox=False)
+        assert not live.filter(account__in=accounts).exists()
+    assert set(
+        Requisite.objects.filter(trader=sandbox_trader).values_list("method__name", flat=True)
+    ) == set(BANK_METHODS)
 
 
 def test_blacklist(demo):

@@ -293,3 +293,19 @@ def test_a_deeplink_template_that_cannot_render_is_refused(client, rows, templat
     )
     assert response.status_code == 200
     assert "Unknown field" in response.content.decode()
+
+
+def test_webhook_urls_are_typed_one_per_line(client, rows):
+    from finance.models import Terminal
+
+    login(client)
+    base = _terminal_form(rows.shop)
+    lines = "https://shop.example/a\r\n\r\n  https://shop.example/b  \r\n"
+    response = client.post(
+        f"/admin/finance/terminal/{rows.shop.pk}/change/", {**base, "webhook_urls": lines}
+    )
+    assert response.status_code == 302
+    terminal = Terminal.objects.get(pk=rows.shop.pk)
+    assert terminal.webhook_urls == ["https://shop.example/a", "https://shop.example/b"]
+    page = client.get(f"/admin/finance/terminal/{rows.shop.pk}/change/").content.decode()
+    assert "https://shop.example/a\nhttps://shop.example/b</textarea>" in page

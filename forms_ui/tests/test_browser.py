@@ -190,3 +190,60 @@ def test_the_page_runs_under_its_csp_without_violations(live, page):
         Client().get("/form/status", {"session_id": form["session_id"]}).json()["state"]
         == "requisites_found"
     )
+
+
+def test_sandbox_page_shows_the_banner_and_its_button_completes_the_order(live, page):
+    response = ApiClient("demo-sandbox-key").post(
+        "/api/v1/form/create",
+        {
+            "order_data": {
+                "client_order_id": "sandbox-77",
+                "order_side": "Buy",
+                "amount": "1500.00",
+                "button_name": "SberPay",
+            }
+        },
+    )
+    assert response.status_code == 201, response.content
+    form = response.json()["form_data"]
+    page.goto(form["form_url"])
+    page.get_by_test_id("requisite-account").wait_for()
+    assert page.get_by_test_id("sandbox-banner").is_visible()
+    assert page.get_by_test_id("sandbox-decline").is_visible()
+    shot(page, "9-sandbox")
+
+    page.get_by_test_id("sandbox-complete").click()
+    page.get_by_test_id("success-screen").wait_for()
+    order_id = (
+        ApiClient("demo-sandbox-key")
+        .get("/api/v1/form/search", {"session_id": form["session_id"]})
+        .json()["items"][0]["order_id"]
+    )
+    order = ApiClient("demo-sandbox-key").get(f"/api/v1/order/{order_id}").json()["order"]
+    assert order["status"] == "Completed" and order["livemode"] is False
+    assert order["paid_amount"] == "1500.00"
+
+
+def test_sandbox_decline_button_ends_on_the_failure_screen(live, page):
+    response = ApiClient("demo-sandbox-key").post(
+        "/api/v1/form/create",
+        {"order_data": {"client_order_id": "sandbox-78", "order_side": "Buy", "amount": "1200"}},
+    )
+    form = response.json()["form_data"]
+    page.goto(form["form_url"] + "&lang=en")
+    assert page.get_by_test_id("sandbox-banner").is_visible()
+    page.locator('[data-testid="method-option"]').first.click()
+    page.get_by_test_id("paid-button").click()
+    page.get_by_test_id("sandbox-decline").click()
+    failure = page.get_by_test_id("failure-screen")
+    failure.wait_for()
+    assert failure.get_attribute("data-reason") == "cancelled"
+
+
+def test_live_pages_have_no_sandbox_banner_or_buttons(live, page):
+    form = create_form(button_name="SberPay")
+    page.goto(form["form_url"])
+    page.get_by_test_id("requisite-account").wait_for()
+    assert page.get_by_test_id("sandbox-banner").count() == 0
+    assert page.get_by_test_id("sandbox-complete").count() == 0
+    assert page.get_by_test_id("sandbox-decline").count() == 0

@@ -278,6 +278,21 @@ def test_status_endpoint(shop, client):
     assert client.get("/form/status", {"session_id": "nope"}).status_code == 404
 
 
+def test_a_nul_in_the_forms_inputs_gets_the_forms_own_answer(shop, client):
+    session = create(shop)
+    sid = session.pk
+    page = client.get("/form/", {"session_id": sid + "\x00"})
+    assert page.status_code == 404 and b"<html" in page.content.lower()
+    status = client.get("/form/status", {"session_id": "\x00" + sid})
+    assert status.status_code == 404 and status.json()["code"] == "not_found"
+    paid = client.post("/form/paid", {"session_id": sid + "\x00"})
+    assert paid.status_code == 404
+    chosen = client.post("/form/choose", {"session_id": sid, "method_id": "\x00"})
+    assert chosen.status_code == 302
+    session.refresh_from_db()
+    assert session.state == "method_selection"
+
+
 def test_a_failed_search_offers_another_method_and_the_way_back(shop, client, demo, settings):
     settings.FORM_SEARCH_WINDOW_SECONDS = 0
     urls = {"return_url": "https://shop.example/back"}

@@ -10,6 +10,7 @@ from .lifecycle import (
     order_confirm,
     order_expire,
     order_expire_due,
+    order_expire_now,
 )
 from .placement import (
     CUSTOMER_BANKS,
@@ -18,12 +19,20 @@ from .placement import (
     order_validate_request,
 )
 from .pricing import LIMITS_MESSAGE, fee_range_for, method_offered_as_button, method_resolve
+from .sandbox import (
+    SandboxAction,
+    order_simulate,
+    sandbox_act,
+    sandbox_act_due,
+    sandbox_action_for,
+)
 from .trader_keys import trader_key_issue
 
 __all__ = [
     "CUSTOMER_BANKS",
     "LIMITS_MESSAGE",
     "OrderNotPending",
+    "SandboxAction",
     "antifraud_cap",
     "antifraud_check",
     "customer_bank_normalize",
@@ -37,7 +46,12 @@ __all__ = [
     "order_event_record",
     "order_expire",
     "order_expire_due",
+    "order_expire_now",
+    "order_simulate",
     "order_validate_request",
     "pending_count_for_user",
+    "sandbox_act",
+    "sandbox_act_due",
+    "sandbox_action_for",
     "trader_key_issue",
 ]

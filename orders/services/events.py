@@ -25,6 +25,7 @@ def emit_event(order: Order, event_type: str, *, actor: str, extra: dict | None 
         data={**(extra or {}), "order": render_order(order)},
         webhook_url=order.webhook_url,
         actor=actor,
+        livemode=order.livemode,
     )
 
 

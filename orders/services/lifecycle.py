@@ -51,7 +51,10 @@ def _close(order: Order, status: str, *, actor: str, paid_amount: Decimal | None
     if status not in ORDER_TRANSITIONS[order.status]:
         raise OrderNotPending(f"Order is {order.status}, not Pending")
     if status == OrderStatus.COMPLETED:
-        order.paid_amount = order.amount if paid_amount is None else paid_amount
+        order.paid_amount = order.amount if paid_amount is None else quantize_money(paid_amount)
+        if order.paid_amount != order.amount and order.side == Side.BUY:
+            # Charged on what arrived, as for an accepted dispute.
+            order.fee_amount = fee_for(order.paid_amount, rate=order.fee, fixed=order.fixed_fee)
     return _settle(order, status, actor=actor, credit_description=f"Order {order.client_order_id}")
 
 
@@ -104,7 +107,7 @@ def _needs_balance(order_id, status: str) -> bool:
     return side == Side.SELL or status == OrderStatus.COMPLETED
 
 
-def _transition(order_id, status: str, *, actor: str) -> Order:
+def _transition(order_id, status: str, *, actor: str, paid_amount: Decimal | None = None) -> Order:
     """Move a Pending order to `status`; an order already past expiry expires instead
     and the caller gets 409, as if the sweep had run first."""
     overdue = False
@@ -114,18 +117,26 @@ def _transition(order_id, status: str, *, actor: str) -> Order:
             _close(order, OrderStatus.EXPIRED, actor="expiry")
             overdue = True
         else:
-            _close(order, status, actor=actor)
+            _close(order, status, actor=actor, paid_amount=paid_amount)
     if overdue:
         raise OrderNotPending("Order is Expired, not Pending")
     return order
 
 
-def order_confirm(*, order_id, actor: str) -> Order:
-    return _transition(order_id, OrderStatus.COMPLETED, actor=actor)
+def order_confirm(*, order_id, actor: str, paid_amount: Decimal | None = None) -> Order:
+    """Completed; `paid_amount` is the order's amount unless told otherwise (the
+    sandbox's simulate may say what arrived)."""
+    return _transition(order_id, OrderStatus.COMPLETED, actor=actor, paid_amount=paid_amount)
 
 
 def order_cancel(*, order_id, actor: str) -> Order:
     return _transition(order_id, OrderStatus.CANCELLED, actor=actor)
+
+
+def order_expire_now(*, order_id, actor: str) -> Order:
+    """Expire a Pending order before its time, as if it had run out (the sandbox's
+    .13 and simulate); 409 when it is not Pending."""
+    return _transition(order_id, OrderStatus.EXPIRED, actor=actor)
 
 
 def order_expire(*, order_id) -> Order | None:

@@ -31,6 +31,7 @@ from .events import emit_event
 from .lifecycle import order_expire
 from .load import requisite_load_take, utc_day
 from .pricing import fee_range_for, method_resolve
+from .sandbox import sandbox_action_for, sandbox_refusal_check, sandbox_schedule
 
 CUSTOMER_BANKS = {"sberbank", "vtb", "tinkoff", "alfabank"}
 
@@ -142,8 +143,9 @@ def order_create(
             raise Conflict(
                 "Customer account is blacklisted", code=ErrorCode.CUSTOMER_ACCOUNT_BLACKLISTED
             )
+    sandbox_refusal_check(terminal=terminal, amount=amount)
 
-    methods = matching.concrete_methods(method)
+    methods = matching.concrete_methods(method, terminal=terminal)
     amounts = [
         a
         for a in matching.candidate_amounts(amount, unique_amount)
@@ -222,7 +224,10 @@ def _order_place(
         now = timezone.now()
         today = utc_day(now)
         order, full = None, set()
-        for requisite, chosen in matching.candidates(methods=methods, side=side, amounts=amounts):
+        livemode = terminal.livemode
+        for requisite, chosen in matching.candidates(
+            methods=methods, side=side, amounts=amounts, sandbox=not livemode
+        ):
             if requisite.pk in full:
                 continue
             fee_amount = fee_for(chosen, rate=fee_range.fee, fixed=fee_range.fixed_fee)
@@ -259,6 +264,8 @@ def _order_place(
                     else None
                 ),
                 reserve=reserve,
+                livemode=livemode,
+                sandbox_action=sandbox_action_for(terminal=terminal, amount=amount),
                 event_sequence=1,  # order.created, recorded below
                 created_at=now,
                 expires_at=now + timedelta(seconds=ttl),
@@ -288,6 +295,8 @@ def _order_place(
                 "No available traders that match order requirements. Try another amount or payment method"
             )
         metrics.order_created(order=order)
+        if order.sandbox_action:
+            sandbox_schedule(order)
     return order
 
 

@@ -70,13 +70,56 @@ def test_business_errors_are_stored_and_replayed(terminal):
     assert second["Idempotent-Replayed"] == "true"
 
 
-def test_key_in_flight_is_409(shop, method):
+def hold_key_lock(scope: str, key: str):
+    """Hold a key's lock from another thread (its own connection and file
+    description), as a request still running elsewhere would."""
+    import threading
+
+    from django.db import connection
+
+    from paymentsvc.idempotency import KeyLock
+
+    held, release = threading.Event(), threading.Event()
+
+    def run():
+        lock = KeyLock(scope, key)
+        try:
+            if lock.acquire():
+                held.set()
+                release.wait(30)
+                lock.release()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    assert held.wait(10)
+    return release, thread
+
+
+def test_key_in_flight_is_409(shop, method, terminal):
     body = buy(method)
     shop.post(URL, body, headers={"Idempotency-Key": "slow"})
     IdempotencyRecord.objects.filter(key="slow").update(in_flight=True, body=None, status_code=None)
-    response = shop.post(URL, body, headers={"Idempotency-Key": "slow"})
+    release, thread = hold_key_lock(f"terminal:{terminal.pk}", "slow")
+    try:
+        response = shop.post(URL, body, headers={"Idempotency-Key": "slow"})
+    finally:
+        release.set()
+        thread.join()
     assert response.status_code == 409
     assert response.json()["code"] == "idempotency_in_flight"
+
+
+def test_a_key_whose_owner_died_is_free_at_once(shop, method):
+    RequisiteFactory(method=method)  # a second requisite: the rerun can hold 1000.00 too
+    body = buy(method)
+    shop.post(URL, body, headers={"Idempotency-Key": "dead"})
+    # In flight, and nobody holds its lock: the request that owned it is gone.
+    IdempotencyRecord.objects.filter(key="dead").update(in_flight=True, body=None, status_code=None)
+    response = shop.post(URL, body, headers={"Idempotency-Key": "dead"})
+    assert response.status_code == 201, response.content
+    assert not IdempotencyRecord.objects.get(key="dead").in_flight
 
 
 def test_keys_are_scoped_to_the_terminal(shop, method):
@@ -97,3 +140,22 @@ def test_overlong_key_is_400(shop, method):
     response = shop.post(URL, buy(method), headers={"Idempotency-Key": "x" * 256})
     assert response.status_code == 400
     assert Order.objects.count() == 0
+
+
+def test_a_record_older_than_a_day_is_never_replayed_even_unpurged(shop, method):
+    from datetime import timedelta
+
+    import time_machine
+    from django.utils import timezone
+
+    RequisiteFactory(method=method)  # a second requisite: both orders can hold 1000.00
+    body = buy(method)
+    first = shop.post(URL, body, headers={"Idempotency-Key": "old"})
+    assert first.status_code == 201
+    with time_machine.travel(timezone.now() + timedelta(hours=24, minutes=1)):
+        assert IdempotencyRecord.objects.filter(key="old").exists()  # not purged
+        again = shop.post(URL, body, headers={"Idempotency-Key": "old"})
+    assert again.status_code == 201, again.content
+    assert "Idempotent-Replayed" not in again
+    assert again.json()["id"] != first.json()["id"]
+    assert Order.objects.count() == 2

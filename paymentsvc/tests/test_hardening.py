@@ -139,22 +139,26 @@ def test_security_headers_on_api_and_pages(merchant, client):
 
 @pytest.mark.django_db(transaction=True)
 def test_database_lost_mid_request_is_a_clear_503_and_writes_nothing(demo_transactional):
+    from django.db import OperationalError
+
     from orders.models import Order
 
     demo = demo_transactional
-    settings_dict = connection.settings_dict
-    saved = dict(settings_dict)
-    connection.close()
-    if connection.vendor == "sqlite":
-        settings_dict["NAME"] = "/nonexistent-dir/db.sqlite3"
-    else:
-        settings_dict["PORT"] = "1"
-    try:
+    lost = {"after": None}
+
+    def lose_after_the_orders_first_write(execute, sql, params, many, context):
+        # Once the order's row is written, the database is gone for everything after.
+        if lost["after"] is not None:
+            raise OperationalError("server closed the connection unexpectedly")
+        result = execute(sql, params, many, context)
+        if sql.lstrip().upper().startswith("INSERT") and Order._meta.db_table in sql:
+            lost["after"] = sql
+        return result
+
+    with connection.execute_wrapper(lose_after_the_orders_first_write):
         response = ApiClient("demo-shop-key").post("/api/v1/order/", buy_body(demo))
-    finally:
-        connection.close()
-        settings_dict.clear()
-        settings_dict.update(saved)
-    assert response.status_code == 503
+    # The setup did what it says: the order's INSERT ran before the loss.
+    assert lost["after"] is not None
+    assert response.status_code == 503, response.content
     assert response.json()["code"] == "service_unavailable"
     assert Order.objects.count() == 0

@@ -122,12 +122,24 @@ def test_response_excerpt_is_truncated(shop, demo, receiver):
 
 
 def test_private_targets_are_refused_unless_allowed(shop, demo, receiver, settings):
-    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
+    # Accepted while allowed; the setting is turned off before delivery.
     shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
     delivery = WebhookDelivery.objects.get()
     assert delivery_attempt(delivery_id=delivery.pk) == "pending"
     assert receiver.requests == []
     assert "non-public address" in WebhookAttempt.objects.get().error
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "[::1]", "169.254.169.254", "localhost"])
+def test_a_webhook_url_the_guard_refuses_is_refused_at_creation(shop, demo, settings, host):
+    from orders.models import Order
+
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
+    response = shop.post("/api/v1/order/", buy_body(demo, webhook_url=f"http://{host}/hook"))
+    assert response.status_code == 400, response.content
+    assert "webhook_url" in response.json()["errors"]
+    assert not Order.objects.exists() and not WebhookDelivery.objects.exists()
 
 
 @pytest.mark.parametrize(

@@ -12,10 +12,9 @@ import httpx
 import pytest
 from django.urls import Resolver404, resolve
 
-try:
-    import paymentsvc_client  # noqa: F401
-except ImportError:  # running from a checkout where the package is not installed yet
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+# The package beside these tests, even when another checkout's copy is installed in the
+# environment (an editable install elsewhere, or none at all yet).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 from paymentsvc_client import Client, RetryPolicy  # noqa: E402
 
@@ -53,8 +52,16 @@ def png_bytes() -> bytes:
 
 
 @pytest.fixture
-def live(live_server, settings):
+def live(live_server, settings, tmp_path):
     settings.API_RATE_LIMIT = "1000000/min"
+    # Dispute evidence and receipts the tests upload stay in the test's own directory.
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path / "private-media"), "base_url": None},
+        },
+    }
     load_demo()
     return live_server.url
 

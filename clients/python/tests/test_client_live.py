@@ -18,6 +18,7 @@ from paymentsvc_client import (
     OrderStatus,
     Page,
     PermissionDeniedError,
+    Receipt,
     SessionState,
     TraderClient,
     TransactionType,
@@ -25,7 +26,7 @@ from paymentsvc_client import (
     ValidationError,
 )
 
-from .conftest import TRADER_KEYS, png_bytes
+from .conftest import TRADER_KEYS, has_route, png_bytes
 
 UNKNOWN_ORDER = "00000000-0000-0000-0000-000000000000"
 
@@ -217,6 +218,42 @@ def test_traders_list_confirm_and_cancel_their_orders(client, method_ids, live):
 
         with pytest.raises(AuthenticationError):
             Client(live, TRADER_KEYS[0]).finance.balance()
+    finally:
+        for t in traders:
+            t.close()
+
+
+@pytest.mark.skipif(
+    not has_route("/api/v1/trader/orders/x/receipts"),
+    reason="the service has no receipts for traders yet (product §13)",
+)
+def test_a_trader_reads_the_receipts_the_payer_attached(client, method_ids, live):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from orders.receipts import receipt_attach
+
+    order = buy(client, method_ids, client_order_id="sdk-receipt")
+    assert order.receipts_count == 0
+    # What the payer's page does with an uploaded file.
+    receipt_attach(
+        order_id=order.id, upload=SimpleUploadedFile("paid.png", png_bytes(), "image/png")
+    )
+    assert client.orders.get(order.id).receipts_count == 1
+
+    traders = [TraderClient(live, key) for key in TRADER_KEYS]
+    try:
+        (trader,) = [
+            t for t in traders if order.id in {o.id for o in t.orders.list_all(status="Pending")}
+        ]
+        (receipt,) = trader.orders.receipts(order.id)
+        assert isinstance(receipt, Receipt)
+        assert receipt.content_type == "image/png"
+        assert receipt.size == len(png_bytes())
+        assert receipt.uploaded_at.utcoffset() is not None
+        assert trader.orders.receipt_content(order.id, receipt.id) == png_bytes()
+        outsider = next(t for t in traders if t is not trader)
+        with pytest.raises(NotFoundError):
+            outsider.orders.receipts(order.id)
     finally:
         for t in traders:
             t.close()

@@ -4,6 +4,7 @@ once the service routes those endpoints)."""
 
 import json
 from decimal import Decimal
+from urllib.parse import urlsplit
 
 import pytest
 from paymentsvc_client import (
@@ -15,6 +16,9 @@ from paymentsvc_client import (
     NotFoundError,
     OrderStatus,
     PermissionDeniedError,
+    ValidationError,
+    WebhookEndpoints,
+    WebhookSecret,
     WebhookVerificationError,
     verify_webhook,
 )
@@ -142,6 +146,56 @@ def test_deliveries_are_listed_inspected_and_resent(client, method_ids, receiver
     assert resent.id == delivery.id
     with pytest.raises(NotFoundError):
         client.deliveries.get("999999999")
+
+
+@pytest.mark.skipif(
+    not has_route("/api/v1/webhooks/endpoints"),
+    reason="the service has no webhook self-service yet (product §12)",
+)
+def test_the_terminals_webhook_urls_are_read_and_replaced(client, method_ids, receiver):
+    assert client.webhooks.endpoints().urls == []
+    second = receiver.url + "/second"
+    replaced = client.webhooks.set_endpoints([receiver.url, second, receiver.url])
+    assert isinstance(replaced, WebhookEndpoints)
+    assert replaced.success is True
+    assert replaced.urls == [receiver.url, second]
+    assert client.webhooks.endpoints().urls == [receiver.url, second]
+
+    # An order without a webhook_url of its own is delivered to the terminal's URLs.
+    client.orders.create(
+        client_order_id="to-terminal-urls",
+        order_side="Buy",
+        payment_method_id=method_ids["Sberbank SBP"],
+        amount="1000.00",
+    )
+    deliver_all()
+    base = urlsplit(receiver.url).path
+    assert sorted(r["path"] for r in receiver.requests) == [base, base + "/second"]
+
+    with pytest.raises(ValidationError) as bad:
+        client.webhooks.set_endpoints(["ftp://example.com/hook"])
+    assert bad.value.status == 400
+    assert client.webhooks.endpoints().urls == [receiver.url, second]
+    assert client.webhooks.set_endpoints([]).urls == []
+
+
+@pytest.mark.skipif(
+    not has_route("/api/v1/webhooks/secret/rotate"),
+    reason="the service has no secret rotation yet (product §12)",
+)
+def test_a_rotated_secret_and_the_old_one_both_verify_meanwhile(client, method_ids, receiver):
+    rotated = client.webhooks.rotate_secret()
+    assert isinstance(rotated, WebhookSecret)
+    assert rotated.success is True
+    assert rotated.secret.startswith("whsec_") and rotated.secret != SECRET
+
+    order = order_with_webhook(client, method_ids, receiver)
+    deliver_all()
+    (request,) = receiver.requests
+    for secret in (rotated.secret, SECRET):
+        assert verify_webhook(request["body"], request["headers"], secret).data.order.id == order.id
+    with pytest.raises(WebhookVerificationError):
+        verify_webhook(request["body"], request["headers"], OTHER_SECRET)
 
 
 @pytest.mark.skipif(

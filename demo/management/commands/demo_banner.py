@@ -19,7 +19,9 @@ Payment orders service
 Merchant keys   demo-shop-key (Demo Shop, h2h, 100000.00)
                 demo-form-key (Form Shop, order_with_form)
                 demo-closed-key (Closed Shop, form not activated)
+                demo-sandbox-key (Sandbox Shop, test mode: docs/sandbox.md)
 Trader keys     demo-trader-1-key demo-trader-2-key demo-trader-3-key
+                demo-sandbox-trader-key (sandbox)
 Webhook secret  {WEBHOOK_SECRET} (every demo terminal)
 Try:  curl -H 'X-API-Key: demo-shop-key' {base}/api/v1/finance/balance
 """

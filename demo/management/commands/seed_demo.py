@@ -1,9 +1,12 @@
 """Load the demo data set of spec/demo-data.md. Idempotent: a second run changes nothing."""
 
 from decimal import Decimal
+from io import StringIO
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
@@ -139,6 +142,11 @@ REQUISITES = {
     "VTB SBP": (0, 1),
     "Bank card": (1, 2),
 }
+# The sandbox trader (product §11) holds two requisites on each of these, and no live
+# trader holds any sandbox requisite.
+SANDBOX_TRADER = ("Sandbox Trader", "demo-sandbox-trader-key")
+SANDBOX_HOLDERS = ["Test Payee A.", "Test Payee B."]
+SANDBOX_REQUISITE_METHODS = ["Sberbank SBP", "T-Bank SBP", "Alfa-Bank SBP", "VTB SBP", "Bank card"]
 CARDS = ["2200700112345671", "2200700112345689", "2200700112345697", "2200700112345705"]
 
 TERMINALS = [
@@ -170,7 +178,17 @@ TERMINALS = [
         [],
         Decimal("0.00"),
     ),
+    (
+        "Demo Merchant",
+        "Sandbox Shop",
+        "demo-sandbox-key",
+        IntegrationType.H2H,
+        True,
+        [ButtonName.SBERPAY, ButtonName.TPAY, ButtonName.ALFAPAY, ButtonName.VTBPAY],
+        Decimal("100000.00"),
+    ),
 ]
+SANDBOX_TERMINALS = {"Sandbox Shop"}
 BUTTON_METHODS = {
     ButtonName.SBERPAY: "Sberbank SBP",
     ButtonName.TPAY: "T-Bank SBP",
@@ -199,6 +217,7 @@ class Command(BaseCommand):
             methods = self._methods()
             traders = self._traders()
             self._requisites(methods, traders)
+            self._sandbox_trader(methods)
             self._terminals(methods)
             for account in ("2200000000000665", "+79990006666"):
                 BlacklistedAccount.objects.get_or_create(
@@ -253,26 +272,43 @@ class Command(BaseCommand):
         return traders
 
     def _requisites(self, methods, traders):
+        holdings = [
+            (methods[method_name], traders[index], HOLDERS[index])
+            for method_name, holders in REQUISITES.items()
+            for index in holders
+        ]
+        self._hold(holdings, phone_prefix="+7999000", card_from=7001)
+
+    def _sandbox_trader(self, methods):
+        name, raw = SANDBOX_TRADER
+        trader, _ = Trader.objects.update_or_create(name=name, defaults={"sandbox": True})
+        if not TraderApiKey.objects.filter(key_hash=hash_key(raw)).exists():
+            trader_key_issue(trader=trader, name="demo", raw=raw)
+        holdings = [
+            (methods[method_name], trader, holder)
+            for method_name in SANDBOX_REQUISITE_METHODS
+            for holder in SANDBOX_HOLDERS
+        ]
+        self._hold(holdings, phone_prefix="+7999001", card_from=8001)
+
+    def _hold(self, holdings, *, phone_prefix: str, card_from: int):
+        """Requisites for (method, trader, holder) rows: SBP phones and Luhn-valid
+        cards numbered in the order given."""
         phone = 0
         card = 0
-        for method_name, holders in REQUISITES.items():
-            method = methods[method_name]
-            for trader_index in holders:
-                if method.method_type == MethodType.SBP:
-                    phone += 1
-                    account = f"+7999000{1000 + phone:04d}"
-                else:
-                    account = _luhn_complete(f"2200{7001 + card:011d}"[:15])
-                    card += 1
-                Requisite.objects.get_or_create(
-                    trader=traders[trader_index],
-                    method=method,
-                    account=account,
-                    defaults={
-                        "holder_name": HOLDERS[trader_index],
-                        "daily_limit": Decimal(100_000_000),
-                    },
-                )
+        for method, trader, holder in holdings:
+            if method.method_type == MethodType.SBP:
+                phone += 1
+                account = f"{phone_prefix}{1000 + phone:04d}"
+            else:
+                account = _luhn_complete(f"2200{card_from + card:011d}"[:15])
+                card += 1
+            Requisite.objects.get_or_create(
+                trader=trader,
+                method=method,
+                account=account,
+                defaults={"holder_name": holder, "daily_limit": Decimal(100_000_000)},
+            )
 
     def _terminals(self, methods):
         for client_name, name, raw, integration, form, buttons, starting in TERMINALS:
@@ -283,6 +319,7 @@ class Command(BaseCommand):
             terminal.integration_type = integration
             terminal.form_activated = form
             terminal.webhook_secret = WEBHOOK_SECRET
+            terminal.sandbox = name in SANDBOX_TERMINALS
             terminal.save()
             button_for = {BUTTON_METHODS[b]: b for b in buttons}
             for method_name, method in methods.items():
@@ -307,8 +344,14 @@ class Command(BaseCommand):
                 api_key_revoke(key=key)
 
     def _operator(self):
+        # Not a superuser: staff in the Operators group, which holds what operators need.
+        call_command("operators_group", verbosity=0, stdout=StringIO())
         User = get_user_model()
-        if not User.objects.filter(username="operator").exists():
-            User.objects.create_superuser(
+        operator = User.objects.filter(username="operator").first()
+        if operator is None:
+            operator = User.objects.create_user(
                 "operator", "operator@example.com", "operator-demo-password"
             )
+        operator.is_staff, operator.is_superuser = True, False
+        operator.save(update_fields=["is_staff", "is_superuser"])
+        operator.groups.set(Group.objects.filter(name="Operators"))

@@ -49,8 +49,11 @@ from .models import (
     Receipt,
     SessionState,
     SimulateAction,
+    TraderOrder,
     Transaction,
     TransactionType,
+    WebhookEndpoints,
+    WebhookSecret,
 )
 from .webhooks import verify_webhook
 
@@ -84,6 +87,7 @@ __all__ = [
     "MethodType",
     "NotFoundError",
     "Order",
+    "TraderOrder",
     "OrderSide",
     "OrderStatus",
     "Page",
@@ -102,6 +106,8 @@ __all__ = [
     "TraderClient",
     "UnsupportedMediaTypeError",
     "ValidationError",
+    "WebhookEndpoints",
+    "WebhookSecret",
     "WebhookVerificationError",
     "verify_webhook",
 ]

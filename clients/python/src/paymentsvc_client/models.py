@@ -179,6 +179,28 @@ class Order(Model):
     expires_at: datetime
 
 
+class TraderOrder(Model):
+    """An order as its trader sees it: what to pay or receive, nothing of the merchant's."""
+
+    id: str
+    order_side: OrderSide
+    currency: str
+    amount: Decimal
+    paid_amount: Decimal | None
+    status: OrderStatus
+    method_id: str
+    method_name: str
+    method_type: str
+    requisite_id: str | None
+    holder_name: str
+    holder_account: str
+    customer_account: str | None
+    customer_bank: str | None
+    created_at: datetime
+    updated_at: datetime
+    expires_at: datetime
+
+
 class FormOrderData(Model):
     client_order_id: str
     order_side: OrderSide
@@ -333,13 +355,19 @@ class Delivery(Model):
 
 
 class WebhookSecret(Model):
+    """The answer to a rotation as sent: `{success, message, secret}`."""
+
+    success: bool
+    message: str
     secret: str
 
 
 class WebhookEndpoints(Model):
-    """The terminal's webhook URLs; the whole answer is kept as sent."""
+    """The terminal's webhook URLs; the whole answer `{success, message, urls}` as sent."""
 
-    urls: list[str] | None
+    success: bool
+    message: str
+    urls: list[str]
 
 
 class Receipt(Model):

@@ -24,6 +24,7 @@ from .models import (
     PaymentMethod,
     Ping,
     Receipt,
+    TraderOrder,
     Transaction,
     WebhookEndpoints,
     WebhookSecret,
@@ -56,7 +57,7 @@ _DISPUTES = _paged("/api/v1/disputes/search", Dispute, "data")
 _TRANSACTIONS = _paged("/api/v1/finance/transactions", Transaction)
 _EVENTS = _paged("/api/v1/events", Event, "events")
 _DELIVERIES = _paged("/api/v1/webhooks/deliveries", Delivery, "deliveries")
-_TRADER_ORDERS = _paged("/api/v1/trader/orders", Order, "orders")
+_TRADER_ORDERS = _paged("/api/v1/trader/orders", TraderOrder, "orders")
 
 
 class Resource:
@@ -405,14 +406,24 @@ class TraderOrders(Resource):
     def list_all(self, **filters: Any):
         return self._all(_TRADER_ORDERS, filters)
 
-    def confirm(self, id: str) -> Order:
+    def confirm(self, id: str) -> TraderOrder:
         return self._send(
-            Call("POST", f"/api/v1/trader/orders/{_id(id)}/confirm", unwrap="order", model=Order)
+            Call(
+                "POST",
+                f"/api/v1/trader/orders/{_id(id)}/confirm",
+                unwrap="order",
+                model=TraderOrder,
+            )
         )
 
-    def cancel(self, id: str) -> Order:
+    def cancel(self, id: str) -> TraderOrder:
         return self._send(
-            Call("POST", f"/api/v1/trader/orders/{_id(id)}/cancel", unwrap="order", model=Order)
+            Call(
+                "POST",
+                f"/api/v1/trader/orders/{_id(id)}/cancel",
+                unwrap="order",
+                model=TraderOrder,
+            )
         )
 
     def receipts(self, order_id: str) -> list[Receipt]:
@@ -498,13 +509,26 @@ OPERATIONS: dict[str, Operation] = {
     ),
     "ping": Operation("get", "/api/v1/ping", "ping", Ping),
     "trader_order_list": Operation(
-        "get", "/api/v1/trader/orders", "trader:orders.list", Order, unwrap="orders", page=True
+        "get",
+        "/api/v1/trader/orders",
+        "trader:orders.list",
+        TraderOrder,
+        unwrap="orders",
+        page=True,
     ),
     "trader_order_confirm": Operation(
-        "post", "/api/v1/trader/orders/{order_id}/confirm", "trader:orders.confirm", Order, "order"
+        "post",
+        "/api/v1/trader/orders/{order_id}/confirm",
+        "trader:orders.confirm",
+        TraderOrder,
+        "order",
     ),
     "trader_order_cancel": Operation(
-        "post", "/api/v1/trader/orders/{order_id}/cancel", "trader:orders.cancel", Order, "order"
+        "post",
+        "/api/v1/trader/orders/{order_id}/cancel",
+        "trader:orders.cancel",
+        TraderOrder,
+        "order",
     ),
     # Product §11-§13: described from the contract; the schema check covers them as
     # soon as the service documents them.

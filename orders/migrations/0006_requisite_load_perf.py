@@ -52,7 +52,7 @@ def fill_loads(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('orders', '0003_order_receipts_page'),
+        ('orders', '0005_trader_sandbox_order_livemode_sandbox'),
     ]
 
     operations = [
