@@ -24,7 +24,9 @@ NO_TRADERS = (
 
 
 def vtb_requisites(**caps) -> list[Requisite]:
-    requisites = list(Requisite.objects.filter(method__name="VTB SBP").order_by("pk"))
+    requisites = list(
+        Requisite.objects.filter(method__name="VTB SBP", trader__sandbox=False).order_by("pk")
+    )
     Requisite.objects.filter(pk__in=[r.pk for r in requisites]).update(**caps)
     return requisites
 
