@@ -26,6 +26,14 @@ browser:
 	  { if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	    else echo "chromium missing: install Debian's chromium package (browser tests will be skipped)"; fi; }
 
+# Debian's nginx: the slow-client tests run the production proxy configuration
+# (deploy/nginx/paymentsvc.conf) in front of a gunicorn they start.
+.PHONY: proxy-server audit soak restore-drill
+proxy-server:
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || \
+	  { if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
+	    else echo "nginx missing: install Debian's nginx package (proxy tests will be skipped)"; fi; }
+
 # Demo mode: DEBUG on, SQLite and a filesystem broker unless DATABASE_URL /
 # CELERY_BROKER_URL say otherwise; web + Celery worker + beat, demo data loaded.
 run: export DEBUG ?= true
@@ -39,7 +47,7 @@ run: venv
 	@$(PY) manage.py demo_banner
 	$(VENV)/bin/honcho start -f Procfile.dev
 
-test: dev-venv browser
+test: dev-venv browser proxy-server
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 lint: dev-venv
@@ -53,8 +61,16 @@ format: dev-venv
 bench: dev-venv
 	$(PY) bench/run.py
 
-reliability: dev-venv browser
+reliability: dev-venv browser proxy-server
 	$(PY) -m pytest -q -m "slow" $(PYTEST_ARGS)
 
 clean:
 	rm -rf $(VENV) var staticfiles
+
+# The ledger auditor (paymentsvc/tests/reliability/test_audit.py) until stopped with
+# Ctrl-C: operations per second every 30 s; a failure prints AUDIT_SEED=<n>, and
+# `make audit AUDIT_SEED=<n>` replays that run first. `make test` runs it for 1,000
+# operations.
+audit: dev-venv
+	AUDIT_FOREVER=1 AUDIT_SEED=$(AUDIT_SEED) $(PY) -m pytest -q -x -p no:randomly \
+	  paymentsvc/tests/reliability/test_audit.py $(PYTEST_ARGS)
