@@ -74,3 +74,8 @@ clean:
 audit: dev-venv
 	AUDIT_FOREVER=1 AUDIT_SEED=$(AUDIT_SEED) $(PY) -m pytest -q -x -p no:randomly \
 	  paymentsvc/tests/reliability/test_audit.py $(PYTEST_ARGS)
+
+# Backup and restore drill on a private PostgreSQL: pg_dump during load, pg_restore
+# into a fresh database, check_ledger clean, the outbox delivers what was due.
+restore-drill: dev-venv
+	$(PY) scripts/restore_drill.py $(DRILL_ARGS)

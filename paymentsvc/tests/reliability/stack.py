@@ -3,13 +3,17 @@ each started by the test on a free port of its own and stopped by it (the shared
 PostgreSQL and Redis are never touched)."""
 
 import getpass
+import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import httpx
@@ -156,3 +160,163 @@ def start_nginx(*, port: int, upstream: str, workdir: Path) -> subprocess.Popen:
 
 def nginx_available() -> bool:
     return Path(NGINX).exists()
+
+
+PG_BIN = Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
+PRIVATE_PG_PORTS = range(25432, 25440)
+PRIVATE_REDIS_PORTS = range(26379, 26390)
+
+
+def _as_postgres(command: list[str]) -> list[str]:
+    """PostgreSQL refuses to run as root: run its tools as the postgres user."""
+    if os.geteuid() == 0:
+        return ["runuser", "-u", "postgres", "--", *command]
+    return command
+
+
+def run_checked(command: list[str]) -> str:
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed: {result.stderr.strip()[-2000:]}")
+    return result.stdout
+
+
+class PrivatePostgres:
+    """A PostgreSQL cluster of the test's own (a temporary directory, a free port in
+    25432-25439), which it may stop, restart or kill at will."""
+
+    def __init__(self):
+        # Its own directory: the postgres user must be able to reach it, and a test's
+        # tmp_path is private to the user running the tests.
+        self.root = Path(tempfile.mkdtemp(prefix="private-pg-"))
+        self.data = self.root / "pgdata"
+        self.port = free_port(PRIVATE_PG_PORTS)
+        os.chmod(self.root, 0o755)
+        if os.geteuid() == 0:
+            shutil.chown(self.root, "postgres")
+        run_checked(
+            _as_postgres(
+                [str(PG_BIN / "initdb"), "-D", str(self.data), "-A", "trust", "-U", "postgres"]
+                + ["--no-sync", "-E", "UTF8", "--locale", "C.UTF-8"]
+            ),
+        )
+
+    def url(self, name: str) -> str:
+        return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
+
+    def start(self) -> None:
+        options = (
+            f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.root} "
+            "-c fsync=off -c max_connections=100"
+        )
+        run_checked(
+            _as_postgres(
+                [str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-o", options]
+                + ["-l", str(self.root / "postgres.log"), "-w", "-t", "60", "start"]
+            )
+        )
+
+    def stop(self, mode: str = "fast") -> None:
+        subprocess.run(
+            _as_postgres([str(PG_BIN / "pg_ctl"), "-D", str(self.data), "-m", mode, "-w", "stop"]),
+            capture_output=True,
+        )
+
+    def psql(self, database: str, sql: str) -> str:
+        return run_checked(
+            [str(PG_BIN / "psql"), "-h", "127.0.0.1", "-p", str(self.port), "-U", "postgres"]
+            + ["-d", database, "-tAc", sql]
+        ).strip()
+
+    def createdb(self, name: str) -> None:
+        self.psql("postgres", f'CREATE DATABASE "{name}"')
+
+    def destroy(self) -> None:
+        self.stop("immediate")
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def manage(*args: str, env: dict, check: bool = True) -> subprocess.CompletedProcess:
+    """`manage.py <args>` in a process of its own, against `env`'s database."""
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "paymentsvc.test_settings", **env},
+        check=check,
+        capture_output=True,
+        text=True,
+    )
+
+
+class Receiver:
+    """A merchant's webhook endpoint: verifies every signature and keeps every
+    delivery by its webhook-id (a repeat must be the same event)."""
+
+    def __init__(self, secret: str):
+        from standardwebhooks.webhooks import Webhook
+
+        self.verifier = Webhook(secret)
+        self.lock = threading.Lock()
+        self.by_id: dict[str, dict] = {}
+        self.by_order: dict[str, dict[str, tuple[int, str]]] = {}
+        self.problems: list[str] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                receiver.take(body, dict(self.headers))
+                # One write: a separate body would wait on the sender's delayed ACK.
+                self.wfile.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
+                )
+                self.close_connection = True
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+
+    def take(self, body: bytes, headers: dict):
+        headers = {k.lower(): v for k, v in headers.items()}
+        try:
+            self.verifier.verify(body, headers)
+        except Exception as exc:
+            self.problems.append(f"bad signature on {headers.get('webhook-id')}: {exc}")
+            return
+        event = json.loads(body)
+        with self.lock:
+            seen = self.by_id.setdefault(headers["webhook-id"], event)
+            if seen != event:
+                self.problems.append(f"{headers['webhook-id']} delivered with two bodies")
+            order_id = event["data"]["order"]["id"]
+            self.by_order.setdefault(order_id, {})[headers["webhook-id"]] = (
+                event["sequence"],
+                event["type"],
+            )
+
+    def events_of(self, order_id: str) -> list[tuple[int, str]]:
+        with self.lock:
+            return sorted(self.by_order.get(order_id, {}).values())
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def spawn_worker(*, env: dict, log: Path) -> subprocess.Popen:
+    """A Celery worker with an embedded beat, as `make run` runs them."""
+    process = subprocess.Popen(
+        [str(BIN / "celery"), "-A", "paymentsvc", "worker", "--beat"]
+        + ["--schedule", str(log.with_suffix(".beat")), "--concurrency", "2"]
+        + ["--without-mingle", "--without-gossip", "--loglevel", "WARNING"],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "paymentsvc.test_settings", **env},
+        stdout=log.open("ab"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    return process

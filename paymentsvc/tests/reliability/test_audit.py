@@ -20,7 +20,6 @@ calls, in this process: the server is the in-process live server, so this is the
 path an operator's click takes, without scraping admin forms.
 """
 
-import json
 import logging
 import os
 import random
@@ -31,7 +30,6 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from decimal import Decimal
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
@@ -46,6 +44,7 @@ from hypothesis.stateful import (
 )
 
 from . import model as m
+from .stack import Receiver
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -88,65 +87,6 @@ class Stats:
             f"{elapsed:.0f} s ({self.checking:.0f} s checking), "
             f"{self.ops / max(elapsed, 1e-9):.1f} ops/s"
         )
-
-
-class Receiver:
-    """A merchant's webhook endpoint: verifies every signature and keeps every
-    delivery by its webhook-id (a repeat must be the same event)."""
-
-    def __init__(self, secret: str):
-        from standardwebhooks.webhooks import Webhook
-
-        self.verifier = Webhook(secret)
-        self.lock = threading.Lock()
-        self.by_id: dict[str, dict] = {}
-        self.by_order: dict[str, dict[str, tuple[int, str]]] = {}
-        self.problems: list[str] = []
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                receiver.take(body, dict(self.headers))
-                # One write: a separate body would wait on the sender's delayed ACK.
-                self.wfile.write(
-                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
-                )
-                self.close_connection = True
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
-
-    def take(self, body: bytes, headers: dict):
-        headers = {k.lower(): v for k, v in headers.items()}
-        try:
-            self.verifier.verify(body, headers)
-        except Exception as exc:
-            self.problems.append(f"bad signature on {headers.get('webhook-id')}: {exc}")
-            return
-        event = json.loads(body)
-        with self.lock:
-            seen = self.by_id.setdefault(headers["webhook-id"], event)
-            if seen != event:
-                self.problems.append(f"{headers['webhook-id']} delivered with two bodies")
-            order_id = event["data"]["order"]["id"]
-            self.by_order.setdefault(order_id, {})[headers["webhook-id"]] = (
-                event["sequence"],
-                event["type"],
-            )
-
-    def events_of(self, order_id: str) -> list[tuple[int, str]]:
-        with self.lock:
-            return sorted(self.by_order.get(order_id, {}).values())
-
-    def close(self):
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def _config():
