@@ -1,11 +1,14 @@
 """Per-key request rate limit: a fixed one-minute window counted in the shared cache
 (Redis in production), so every web process sees the same count."""
 
+import logging
 import time
 
 from django.conf import settings
 from django.core.cache import cache
 from rest_framework.throttling import BaseThrottle
+
+logger = logging.getLogger(__name__)
 
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -20,6 +23,17 @@ def parse_rate(rate: str) -> tuple[int, int]:
     return int(count), _PERIODS[unit]
 
 
+def _count(key: str, period: int) -> int:
+    # incr first: once a window is open (every request but its first) that is
+    # the only round trip to the cache.
+    try:
+        return cache.incr(key)
+    except ValueError:  # the window's first request
+        if cache.add(key, 1, timeout=period + 1):
+            return 1
+        return cache.incr(key)  # another process opened it between our incr and add
+
+
 class ApiKeyRateThrottle(BaseThrottle):
     def allow_request(self, request, view):
         principal = getattr(request, "user", None)
@@ -28,16 +42,15 @@ class ApiKeyRateThrottle(BaseThrottle):
         now = time.time()
         window = int(now // period)
         key = f"rl:{ident[:32]}:{window}"
-        # incr first: once a window is open (every request but its first) that is
-        # the only round trip to the cache.
-        try:
-            count = cache.incr(key)
-        except ValueError:  # the window's first request
-            if cache.add(key, 1, timeout=period + 1):
-                count = 1
-            else:  # another process opened it between our incr and add
-                count = cache.incr(key)
         self._wait = (window + 1) * period - now
+        try:
+            count = _count(key, period)
+        except Exception as exc:
+            # The shared cache (Redis) is down: the limit fails open. Money is still
+            # guarded (the anti-fraud cap, balances and matching live in the
+            # database); refusing every merchant while Redis restarts would not be.
+            logger.warning("Rate limit not counted, cache unavailable: %s", exc)
+            return True
         return count <= limit
 
     def wait(self):
