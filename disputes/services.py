@@ -47,6 +47,12 @@ class UnsupportedFileType(ServiceError):
     message = "File type is not allowed"
 
 
+class EvidenceStorageFull(ServiceError):
+    status = 507
+    code = "insufficient_storage"
+    message = "Evidence could not be stored; nothing was saved, try again later"
+
+
 class DisputeExists(InvalidRequest):
     code = "dispute_exists"
     message = "A dispute for this order already exists"
@@ -141,13 +147,19 @@ def _exists_error(order: Order) -> DisputeExists:
 def _store(checked) -> list[tuple[str, object, filetype.Type]]:
     """Write the evidence under random names; the client's name is never a path."""
     stored = []
+    wanted = ""
     try:
         for upload, kind in checked:
             month = timezone.now().strftime("%Y/%m")
-            name = default_storage.save(
-                f"disputes/{month}/{secrets.token_hex(16)}.{kind.extension}", upload
-            )
+            wanted = f"disputes/{month}/{secrets.token_hex(16)}.{kind.extension}"
+            name = default_storage.save(wanted, upload)
             stored.append((name, upload, kind))
+    except OSError as exc:  # the disk (or volume) holding local evidence is full or failing
+        # A file cut short by a full disk keeps the name it was given (a random one
+        # cannot collide): remove it with the whole ones.
+        _remove([name for name, _, _ in stored] + [wanted])
+        logger.error("Evidence not stored: %s", exc)
+        raise EvidenceStorageFull() from exc
     except BaseException:
         _remove([name for name, _, _ in stored])
         raise
