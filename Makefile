@@ -79,3 +79,8 @@ audit: dev-venv
 # into a fresh database, check_ledger clean, the outbox delivers what was due.
 restore-drill: dev-venv
 	$(PY) scripts/restore_drill.py $(DRILL_ARGS)
+
+# Soak: 30 minutes (SOAK_ARGS="--minutes N") of mixed load on a private stack, a
+# report of memory, descriptors, connections and queue depth every minute.
+soak: dev-venv
+	$(PY) scripts/soak.py $(SOAK_ARGS)

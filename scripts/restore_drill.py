@@ -72,20 +72,12 @@ class Load:
             i = 0
             while not self.stopped.is_set():
                 i += 1
-                body = {
-                    "client_order_id": f"drill-{n}-{i}",
-                    "amount": str(rng.randrange(500, 5000)),
-                    "webhook_url": self.hook,
-                }
-                if rng.random() < 0.3:
-                    body |= {
-                        "order_side": "Sell",
-                        "method_type": "SBP",
-                        "nspk_code": "100000000111",
-                        "customer_account": "+79991234567",
-                    }
-                else:
-                    body |= {"order_side": "Buy", "method_type": "SBP", "unique_amount": True}
+                body = stack.order_body(
+                    f"drill-{n}-{i}",
+                    rng.randrange(500, 5000),
+                    sell=rng.random() < 0.3,
+                    hook=self.hook,
+                )
                 response = http.post("/api/v1/order/", json=body)
                 self.count(f"create {response.status_code}")
                 if response.status_code == 201 and rng.random() < 0.15:

@@ -320,3 +320,65 @@ def spawn_worker(*, env: dict, log: Path) -> subprocess.Popen:
         start_new_session=True,
     )
     return process
+
+
+def order_body(client_order_id: str, amount, *, sell: bool = False, hook: str | None = None):
+    """An order the demo data can always place: a Buy on the aggregate SBP method with
+    `unique_amount`, or a Sell on Sberbank SBP to a valid phone."""
+    body = {"client_order_id": client_order_id, "amount": str(amount)}
+    if sell:
+        body |= {
+            "order_side": "Sell",
+            "method_type": "SBP",
+            "nspk_code": "100000000111",
+            "customer_account": "+79991234567",
+        }
+    else:
+        body |= {"order_side": "Buy", "method_type": "SBP", "unique_amount": True}
+    if hook:
+        body["webhook_url"] = hook
+    return body
+
+
+class PrivateRedis:
+    """A redis-server of the test's own on a free port in 26379-26389."""
+
+    def __init__(self, workdir: Path):
+        self.port = free_port(PRIVATE_REDIS_PORTS)
+        self.workdir = workdir
+        self.process = None
+
+    def start(self):
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.workdir),
+            ],
+            stdout=(self.workdir / "redis.log").open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        deadline = time.monotonic() + 10
+        while (
+            subprocess.run(
+                ["redis-cli", "-p", str(self.port), "ping"], capture_output=True, text=True
+            ).stdout.strip()
+            != "PONG"
+        ):
+            assert time.monotonic() < deadline, "private redis did not start"
+            time.sleep(0.1)
+
+    def kill(self):
+        stop(self.process, sig=signal.SIGKILL)
+
+    def run(self, *command: str) -> str:
+        return run_checked(["redis-cli", "-p", str(self.port), *command]).strip()

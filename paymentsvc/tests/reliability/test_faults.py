@@ -8,14 +8,12 @@ lost."""
 
 import os
 import random
-import signal
 import subprocess
 import threading
 import time
 import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import httpx
 import pytest
@@ -79,18 +77,7 @@ class Burst:
         self.rng = random.Random(7)
 
     def create(self, i: int):
-        body = {"client_order_id": f"f-{i}", "amount": str(500 + i % 4000)}
-        if i % 3 == 0:
-            body |= {
-                "order_side": "Sell",
-                "method_type": "SBP",
-                "nspk_code": "100000000111",
-                "customer_account": "+79991234567",
-            }
-        else:
-            body |= {"order_side": "Buy", "method_type": "SBP", "unique_amount": True}
-        if self.hook:
-            body["webhook_url"] = self.hook
+        body = stack.order_body(f"f-{i}", 500 + i % 4000, sell=i % 3 == 0, hook=self.hook)
         response = httpx.post(self.base + "/api/v1/order/", json=body, headers=SHOP, timeout=30)
         order_id = response.json().get("id") if response.status_code == 201 else None
         self.keep("create", order_id, response)
@@ -169,13 +156,7 @@ def assert_recovers(base: str, web: subprocess.Popen, seconds: float = 30):
         ready = httpx.get(base + "/readyz", timeout=5).status_code == 200
         created = httpx.post(
             base + "/api/v1/order/",
-            json={
-                "client_order_id": "after",
-                "order_side": "Buy",
-                "method_type": "SBP",
-                "amount": "4999",
-                "unique_amount": True,
-            },
+            json=stack.order_body("after", 4999),
             headers=SHOP,
             timeout=10,
         )
@@ -225,49 +206,10 @@ def test_connections_killed_mid_transaction(pg, service):
     assert_nothing_half_written(pg, name, env, burst)
 
 
-class PrivateRedis:
-    def __init__(self, workdir: Path):
-        self.port = stack.free_port(stack.PRIVATE_REDIS_PORTS)
-        self.workdir = workdir
-        self.process = None
-
-    def start(self):
-        self.process = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(self.workdir),
-            ],
-            stdout=(self.workdir / "redis.log").open("ab"),
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + 10
-        while (
-            subprocess.run(
-                ["redis-cli", "-p", str(self.port), "ping"], capture_output=True, text=True
-            ).stdout.strip()
-            != "PONG"
-        ):
-            assert time.monotonic() < deadline, "private redis did not start"
-            time.sleep(0.1)
-
-    def kill(self):
-        stack.stop(self.process, sig=signal.SIGKILL)
-
-
 @pytest.mark.skipif(not stack.shutil.which("redis-server"), reason="redis-server not installed")
 def test_redis_restarted_under_load_loses_no_webhook(pg, tmp_path):
     name = fresh_database(pg)
-    redis = PrivateRedis(tmp_path)
+    redis = stack.PrivateRedis(tmp_path)
     redis.start()
     receiver = stack.Receiver(SECRET)
     env = {
@@ -323,12 +265,7 @@ def test_evidence_disk_full_answers_507_and_keeps_nothing(pg, tmp_path):
     try:
         order = httpx.post(
             base + "/api/v1/order/",
-            json={
-                "client_order_id": "disk",
-                "order_side": "Buy",
-                "method_type": "SBP",
-                "amount": "900",
-            },
+            json=stack.order_body("disk", 900),
             headers=SHOP,
         ).json()
         png = _png(40_000)  # two of them do not fit in 64 KB
