@@ -87,7 +87,8 @@ class Order:
 @dataclass
 class Outcome:
     """What the service must answer: a status code and, for errors, the code or the
-    start of the message; `check(body)` validates a success body against the model."""
+    start of the message; for a 201, what the model allows it to choose (checked by
+    `Model.apply_create`)."""
 
     status: int
     code: str | None = None
@@ -106,9 +107,6 @@ class Model:
         self.available = money(available)
         self.frozen = money(frozen)
         self.orders: dict[str, Order] = {}
-        self.idempotent: dict[
-            str, tuple[str, int, bytes]
-        ] = {}  # key -> (body digest, status, bytes)
 
     def clone(self) -> Model:
         return copy.deepcopy(self)

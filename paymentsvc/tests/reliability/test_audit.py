@@ -11,7 +11,8 @@ the balance, every order (status, amount, fee, paid amount), `check_ledger` and 
 webhooks a real receiver got (each event exactly once per delivery id, in sequence,
 no gap) must agree with it.
 
-The CI run (part of `make test`) is sized by AUDIT_EXAMPLES x AUDIT_STEPS; `make audit`
+The CI run (part of `make test`) repeats rounds of AUDIT_EXAMPLES runs of at most
+AUDIT_STEPS steps until AUDIT_MIN_OPS (1,000) operations were checked; `make audit`
 sets AUDIT_FOREVER=1 and runs until stopped, printing operations per second; any
 failure prints the seed that reproduces it (AUDIT_SEED=<seed>).
 
@@ -166,7 +167,6 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
                 available=deposit["available"],
                 frozen=deposit["frozen"],
             )
-            self.idem: dict[str, tuple[dict, int, bytes]] = {}
             stats.examples += 1
 
         def teardown(self):
