@@ -650,6 +650,9 @@ def test_service_agrees_with_its_model(audit_server, capsys):
         # history), so a shorter replay is not the same test; the seed is the report.
         phases=[Phase.generate],
     )
+    say(
+        f"audit: starting at seed {first} ({'until stopped' if FOREVER else f'{target} operations'})"
+    )
     last_report = time.monotonic()
     round_seed = first
     while FOREVER or stats.ops < target:
