@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 PORT ?= 8000
 
-.PHONY: run test test-sqlite test-postgres lint format bench reliability venv dev-venv browser clean
+.PHONY: run test test-sqlite test-postgres lint format bench reliability venv dev-venv browser messages form-screenshots clean
 
 $(VENV)/.base: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -34,35 +34,63 @@ proxy-server:
 	  { if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
 	    else echo "nginx missing: install Debian's nginx package (proxy tests will be skipped)"; fi; }
 
+# The payer's page translations: locale/*/LC_MESSAGES/django.mo from the .po catalogs
+# (the .mo files are committed too, so a clone without gettext still has them).
+messages: venv
+	@command -v msgfmt >/dev/null 2>&1 || \
+	  { if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gettext >/dev/null; \
+	    else echo "gettext missing: using the committed .mo files"; fi; }
+	@if command -v msgfmt >/dev/null 2>&1; then DEBUG=true $(PY) manage.py compilemessages -v 0 -i ".*" -i staticfiles -i var; fi
+
 # Demo mode: DEBUG on, SQLite and a filesystem broker unless DATABASE_URL /
 # CELERY_BROKER_URL say otherwise; web + Celery worker + beat, demo data loaded.
 run: export DEBUG ?= true
+run: export ADMIN_2FA ?= false
 run: export APP_PORT := $(PORT)
 run: export PUBLIC_BASE_URL ?= http://localhost:$(PORT)
 run: export ALLOWED_HOSTS ?= *
-run: venv
+# Metrics of every web and Celery process add up through files here (one per
+# process); emptied at every start, so a run counts from zero.
+run: export PROMETHEUS_MULTIPROC_DIR ?= $(or $(VAR_DIR),$(CURDIR)/var)/metrics
+run: venv messages
 	$(PY) manage.py migrate --noinput -v 0
 	$(PY) manage.py collectstatic --noinput -v 0
 	$(PY) manage.py seed_demo --force
 	@$(PY) manage.py demo_banner
+	@mkdir -p "$$PROMETHEUS_MULTIPROC_DIR" && find "$$PROMETHEUS_MULTIPROC_DIR" -maxdepth 1 -name '*.db' -delete
 	$(VENV)/bin/honcho start -f Procfile.dev
 
-test: dev-venv browser proxy-server
+test: dev-venv browser messages proxy-server
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+# The deploy check sees production settings as a deploy sets them: DEBUG off, a secret
+# of production length, a real host name.
+DEPLOY_CHECK_ENV := DJANGO_SETTINGS_MODULE=paymentsvc.settings DEBUG=false \
+  SECRET_KEY=deploy-check-only-not-a-real-secret-7f3c9e1a5b2d8046c1e9a7f35b0d2c84 \
+  PUBLIC_BASE_URL=https://payments.example.com ALLOWED_HOSTS=payments.example.com
 
 lint: dev-venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+	DJANGO_SETTINGS_MODULE=paymentsvc.test_settings $(PY) manage.py makemigrations --check --dry-run
+	env $(DEPLOY_CHECK_ENV) $(PY) manage.py check --deploy --fail-level WARNING
 
 format: dev-venv
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
 bench: dev-venv
-	$(PY) bench/run.py
+	$(PY) -m bench
 
 reliability: dev-venv browser proxy-server
 	$(PY) -m pytest -q -m "slow" $(PYTEST_ARGS)
+
+# docs/form.md's screenshots: every state of the payer's page at 390 and 1280 px.
+form-screenshots: dev-venv browser messages
+	rm -f docs/img/form/*.png
+	FORM_SCREENSHOTS_DIR=docs/img/form $(PY) -m pytest -q -p no:randomly \
+	  forms_ui/tests/test_accessibility.py -k every_state
 
 clean:
 	rm -rf $(VENV) var staticfiles

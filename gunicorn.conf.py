@@ -7,6 +7,15 @@ processes × threads × machines must stay under PostgreSQL's max_connections (o
 PgBouncer in front)."""
 
 import os
+from pathlib import Path
+
+import environ
+
+# The same .env the Django settings read (variables already set win), for VAR_DIR.
+_base = Path(__file__).resolve().parent
+_env_file = Path(os.environ.get("ENV_FILE", _base / ".env"))
+if _env_file.exists():
+    environ.Env.read_env(_env_file)
 
 # The cores this process may use (a container's cpuset), not the host's.
 cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -34,3 +43,47 @@ errorlog = "-"
 # gunicorn answers an over-long request line with its own HTML page before Django
 # runs; its largest allowed line keeps that to lines no API call comes near.
 limit_request_line = 8190
+
+# Log lines as JSON, like the service's own (settings.LOGGING).
+logconfig_dict = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": ["levelname", "name", "message"],
+            "timestamp": "time",
+            "rename_fields": {"levelname": "level", "name": "logger"},
+        }
+    },
+    "handlers": {
+        "error_console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json",
+            "stream": "ext://sys.stderr",
+        },
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json",
+            "stream": "ext://sys.stdout",
+        },
+    },
+    "loggers": {
+        "gunicorn.error": {"level": "INFO", "handlers": ["error_console"], "propagate": False},
+        "gunicorn.access": {"level": "INFO", "handlers": ["console"], "propagate": False},
+    },
+}
+
+
+def child_exit(server, worker):
+    """Metrics in multiprocess mode (paymentsvc.metrics): a worker that is gone stops
+    counting in live gauges; its counters keep adding up, as counters should."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)
+
+
+# The control socket (gunicornc) lives with the rest of the local state, not in a
+# path shared by every gunicorn of the user ($HOME/.gunicorn/).
+control_socket = str(Path(os.environ.get("VAR_DIR", _base / "var")) / "gunicorn.ctl")

@@ -1,19 +1,24 @@
 import uuid
+from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.files.storage import default_storage
 from django.db.models import Q
-from django.http import FileResponse, Http404
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from finance.models import Balance
+from paymentsvc.admin_pages import short_id
 from paymentsvc.errors import ServiceError
+from paymentsvc.files import private_file_response
+from webhooks.admin import order_history
 
 from . import services
 from .models import Dispute, DisputeFile
+from .selectors import dispute_effect
 
 
 class ResolveForm(forms.Form):
@@ -22,6 +27,41 @@ class ResolveForm(forms.Form):
         max_length=2000,
         help_text="Why: kept with the dispute and shown to other operators.",
     )
+
+    def __init__(self, *args, large_claims: list[str] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if large_claims:
+            # A claim far from the order's amount moves that much money: a second,
+            # explicit confirmation that names it.
+            self.fields["confirm_money"] = forms.BooleanField(
+                required=True,
+                label="I confirm the money that will move: " + "; ".join(large_claims),
+            )
+
+
+# Accepting a claim that differs from its order's amount by more than this share
+# needs the explicit confirmation above.
+LARGE_CLAIM_SHARE = Decimal("0.10")
+
+
+def large_claims(disputes) -> list[str]:
+    """What accepting each far-off claim moves, in words, for the confirmation."""
+    out = []
+    for d in disputes:
+        order = d.order
+        if d.processed or abs(d.amount - order.amount) <= order.amount * LARGE_CLAIM_SHARE:
+            continue
+        if order.side == "Buy" and order.shown_status != "Completed":
+            moves = (
+                f"completes the order as paid {d.amount} {order.currency}, credited less the fee"
+            )
+        else:
+            moves = "records the decision only; no money moves"
+        out.append(
+            f"dispute {d.pk} claims {d.amount} {order.currency} on an order of "
+            f"{order.amount} {order.currency}: {moves}"
+        )
+    return out
 
 
 class DisputeFileInline(admin.TabularInline):
@@ -41,23 +81,28 @@ class DisputeFileInline(admin.TabularInline):
     @admin.display(description="evidence")
     def preview(self, obj):
         url = reverse("admin:disputes_evidence", args=[obj.pk])
-        if obj.content_type.startswith("image/"):
-            return format_html(
-                '<a href="{}"><img src="{}?inline=1" alt="evidence {}" '
-                'style="max-height:200px;max-width:320px"></a><br><a href="{}">Download</a>',
-                url,
-                url,
-                obj.pk,
-                url,
-            )
-        return format_html('<a href="{}">Download</a>', url)
+        return _evidence_link(url, content_type=obj.content_type, label=f"evidence {obj.pk}")
+
+
+def _evidence_link(url: str, *, content_type: str, label: str):
+    """An image previewed (served inline to the operator), anything else a download."""
+    if content_type.startswith("image/"):
+        return format_html(
+            '<a href="{}"><img src="{}?inline=1" alt="{}" '
+            'style="max-height:200px;max-width:320px"></a><br><a href="{}">Download</a>',
+            url,
+            url,
+            label,
+            url,
+        )
+    return format_html('<a href="{}">Download</a>', url)
 
 
 @admin.register(Dispute)
 class DisputeAdmin(admin.ModelAdmin):
     list_display = [
         "id",
-        "order_id",
+        "order_short_id",
         "client_order_id",
         "terminal",
         "claimed",
@@ -78,7 +123,7 @@ class DisputeAdmin(admin.ModelAdmin):
     readonly_fields = [
         "order",
         "terminal",
-        "amount",
+        "claimed_amount",
         "processed",
         "resolution",
         "comment",
@@ -86,7 +131,9 @@ class DisputeAdmin(admin.ModelAdmin):
         "resolved_at",
         "created_at",
         "order_details",
+        "payer_receipts",
         "decide",
+        "history",
     ]
     fieldsets = [
         (
@@ -95,7 +142,7 @@ class DisputeAdmin(admin.ModelAdmin):
                 "fields": [
                     "order",
                     "terminal",
-                    "amount",
+                    "claimed_amount",
                     "created_at",
                     "processed",
                     "resolution",
@@ -106,7 +153,15 @@ class DisputeAdmin(admin.ModelAdmin):
                 ]
             },
         ),
-        ("Order", {"fields": ["order_details"]}),
+        ("Order", {"fields": ["order_details", "history"]}),
+        (
+            "Payer's receipts",
+            {
+                "fields": ["payer_receipts"],
+                "description": "Attached by the payer on the payment page; evidence beside "
+                "the merchant's files, not counted toward their 5.",
+            },
+        ),
     ]
 
     def has_add_permission(self, request):
@@ -139,6 +194,14 @@ class DisputeAdmin(admin.ModelAdmin):
         extra_context = {**(extra_context or {}), "show_save": False}
         extra_context["show_save_and_continue"] = False
         return super().change_view(request, object_id, form_url, extra_context)
+
+    @admin.display(description="claimed amount (what the merchant says was paid)")
+    def claimed_amount(self, obj):
+        return f"{obj.amount} {obj.order.currency} (order amount {obj.order.amount})"
+
+    @admin.display(description="order", ordering="order_id")
+    def order_short_id(self, obj):
+        return short_id(obj.order_id)
 
     @admin.display(description="claimed", ordering="amount")
     def claimed(self, obj):
@@ -191,11 +254,59 @@ class DisputeAdmin(admin.ModelAdmin):
             "<tr><th>{}</th><td>{}</td></tr>",
             ((k, v if v not in (None, "") else "-") for k, v in rows),
         )
-        url = reverse("admin:orders_order_change", args=[o.pk])
-        return format_html('<table>{}</table><p><a href="{}">Open the order</a></p>', table, url)
+        links = [
+            (reverse("admin:orders_order_change", args=[o.pk]), "Open the order"),
+            (reverse("admin:orders_order_history", args=[o.pk]), "its history"),
+            (reverse("admin:webhooks_webhookevent_changelist") + f"?q={o.pk}", "its webhooks"),
+            (reverse("admin:disputes_dispute_history", args=[obj.pk]), "the dispute's history"),
+        ]
+        balance = Balance.objects.filter(terminal_id=o.terminal_id).only("pk").first()
+        if balance is not None:
+            links.append(
+                (reverse("admin:finance_balance_change", args=[balance.pk]), "merchant's balance")
+            )
+        return format_html(
+            "<table>{}</table><p>{}</p>",
+            table,
+            format_html_join(" · ", '<a href="{}">{}</a>', links),
+        )
+
+    @admin.display(description="order history (events and webhook deliveries)")
+    def history(self, obj):
+        back = reverse("admin:disputes_dispute_change", args=[obj.pk])
+        return order_history(order_id=obj.order_id, back=back)
+
+    @admin.display(description="receipts")
+    def payer_receipts(self, obj):
+        receipts = services.dispute_receipts(dispute=obj)
+        if not receipts:
+            return "-"
+        items = format_html_join(
+            "",
+            "<li>{} · {} · {} bytes · {}</li>",
+            (
+                (
+                    _evidence_link(
+                        reverse("admin:disputes_receipt", args=[r.pk]),
+                        content_type=r.content_type,
+                        label=f"receipt {r.pk}",
+                    ),
+                    r.content_type,
+                    r.size,
+                    r.uploaded_at,
+                )
+                for r in receipts
+            ),
+        )
+        return format_html("<ul>{}</ul>", items)
 
     def get_urls(self):
         return [
+            path(
+                "receipt/<int:pk>/",
+                self.admin_site.admin_view(self.receipt_view),
+                name="disputes_receipt",
+            ),
             path(
                 "evidence/<int:pk>/",
                 self.admin_site.admin_view(self.evidence_view),
@@ -216,18 +327,17 @@ class DisputeAdmin(admin.ModelAdmin):
         if not self.has_view_permission(request, item.dispute):
             raise Http404
         inline = request.GET.get("inline") == "1" and item.content_type.startswith("image/")
-        handle = default_storage.open(item.file.name, "rb")
-        response = FileResponse(
-            handle,
-            content_type=item.content_type,
-            as_attachment=not inline,
-            filename=item.file.name.rsplit("/", 1)[-1],
+        return private_file_response(item.file.name, content_type=item.content_type, inline=inline)
+
+    def receipt_view(self, request, pk):
+        """A payer's receipt on an order that has a dispute, for the operator."""
+        receipt = services.dispute_receipt(receipt_id=pk)
+        if receipt is None or not self.has_view_permission(request, receipt.order.dispute):
+            raise Http404
+        inline = request.GET.get("inline") == "1" and receipt.content_type.startswith("image/")
+        return private_file_response(
+            receipt.file.name, content_type=receipt.content_type, inline=inline
         )
-        # The bytes are the merchant's: never let a browser run them as a page.
-        response["X-Content-Type-Options"] = "nosniff"
-        response["Content-Security-Policy"] = "default-src 'none'; img-src 'self'; sandbox"
-        response["Cache-Control"] = "private, no-store"
-        return response
 
     def _start(self, request, queryset, decision):
         ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
@@ -250,7 +360,10 @@ class DisputeAdmin(admin.ModelAdmin):
         if not disputes:
             messages.warning(request, "No disputes selected.")
             return redirect("admin:disputes_dispute_changelist")
-        form = ResolveForm(request.POST or None)
+        form = ResolveForm(
+            request.POST or None,
+            large_claims=large_claims(disputes) if decision == "accept" else None,
+        )
         if request.method == "POST" and form.is_valid():
             done = 0
             for dispute in disputes:
@@ -273,10 +386,13 @@ class DisputeAdmin(admin.ModelAdmin):
                 verb = "Accepted" if decision == "accept" else "Rejected"
                 messages.success(request, f"{verb} {done} dispute(s).")
             return redirect("admin:disputes_dispute_changelist")
+        for dispute in disputes:
+            dispute.effect = dispute_effect(dispute=dispute, accept=decision == "accept")
         context = {
             **self.admin_site.each_context(request),
             "title": f"{decision.capitalize()} {len(disputes)} dispute(s)",
             "disputes": disputes,
+            "effects": [dispute_effect(dispute=d, accept=decision == "accept") for d in disputes],
             "decision": decision,
             "form": form,
             "opts": self.model._meta,

@@ -1,9 +1,7 @@
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
-from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 
-from orders.api import AmountField
 from paymentsvc.api import (
     DateRangeMixin,
     StrictBooleanField,
@@ -13,19 +11,20 @@ from paymentsvc.api import (
     paginate,
     parse_query,
 )
-from paymentsvc.formats import parse_uuid
+from paymentsvc.errors import InvalidRequest
+from paymentsvc.fields import FormAmountField
 from paymentsvc.idempotency import idempotent
+from paymentsvc.parsers import CheckedFormParser, CheckedMultiPartParser
 from paymentsvc.schema import page_schema
+from paymentsvc.uploads import UploadSizeLimit
 
-from . import services
-from .models import Dispute
-from .uploads import EvidenceSizeLimit
+from . import selectors, services
 
 
 class DisputeCreateIn(serializers.Serializer):
     # No length limit: a malformed id names no order and is a 404 like an unknown one.
     order_id = serializers.CharField()
-    amount = AmountField()
+    amount = FormAmountField()
     files = serializers.ListField(child=serializers.FileField(), required=False, allow_empty=True)
 
 
@@ -36,17 +35,23 @@ class DisputeCreatedOut(serializers.Serializer):
 
 
 class DisputeCreateView(TerminalAPIView):
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [CheckedMultiPartParser, CheckedFormParser]
 
     @extend_schema(
         operation_id="dispute_create",
         request={"multipart/form-data": DisputeCreateIn},
+        description="Opens a dispute on one of the caller's orders. Rules the schema "
+        "cannot express, each answered as shown: a second dispute on the same order is "
+        "400 `dispute_exists`; an order of another terminal is 403; `amount` above the "
+        "maximum of the order's method range for its side is 400; more than 5 files 400, "
+        "a file over 5 MB 413, a file whose content is not an image, a PDF or a video "
+        "415 (judged from the bytes, not the declared type).",
         responses={201: DisputeCreatedOut},
     )
     def post(self, request):
         # Before anything reads the body (the idempotency fingerprint does).
         request.upload_handlers.insert(
-            0, EvidenceSizeLimit(request._request, limit=services.MAX_FILE_BYTES)
+            0, UploadSizeLimit(request._request, limit=services.MAX_FILE_BYTES)
         )
         return idempotent(request, self, lambda: self._create(request))
 
@@ -55,6 +60,12 @@ class DisputeCreateView(TerminalAPIView):
             data={"order_id": request.data.get("order_id"), "amount": request.data.get("amount")}
         )
         data.is_valid(raise_exception=True)
+        if request.POST.getlist("files"):
+            # A `files` part without a file name is text, not evidence.
+            raise InvalidRequest(
+                "Invalid files: every part named files must be a file",
+                errors={"files": ["Must be a file upload, not a text field"]},
+            )
         dispute = services.dispute_open(
             terminal=self.terminal,
             order_id=data.validated_data["order_id"],
@@ -67,13 +78,6 @@ class DisputeCreateView(TerminalAPIView):
             "dispute_files": [f.file.name for f in dispute.files.order_by("pk")],
         }
         return Response(body, status=201)
-
-
-def _dispute_pk(value: str) -> int | None:
-    """A dispute id that cannot name a row (not digits, past the column's range) is no match."""
-    if value.isascii() and value.isdigit() and 0 < int(value) < 2**63:
-        return int(value)
-    return None
 
 
 class DisputeSearchQuery(page_query(10), DateRangeMixin):
@@ -108,23 +112,14 @@ class DisputeSearchView(TerminalAPIView):
     )
     def get(self, request):
         q = parse_query(DisputeSearchQuery, request)
-        qs = Dispute.objects.filter(terminal=self.terminal)
-        if "order_id" in q:
-            order_uuid = parse_uuid(q["order_id"])
-            qs = qs.filter(order_id=order_uuid) if order_uuid else qs.none()
-        if "dispute_id" in q:
-            qs = (
-                qs.filter(pk=dispute_pk)
-                if (dispute_pk := _dispute_pk(q["dispute_id"]))
-                else qs.none()
-            )
-        if "processed" in q:
-            qs = qs.filter(processed=q["processed"])
-        if q.get("start_date"):
-            qs = qs.filter(created_at__gte=q["start_date"])
-        if q.get("end_date"):
-            qs = qs.filter(created_at__lte=q["end_date"])
-        qs = qs.select_related("order").order_by("-created_at", "-pk")
+        qs = selectors.dispute_search(
+            terminal=self.terminal,
+            order_id=q.get("order_id"),
+            dispute_id=q.get("dispute_id"),
+            processed=q.get("processed"),
+            start_date=q.get("start_date"),
+            end_date=q.get("end_date"),
+        )
         page = paginate(
             qs,
             page=q["page"],

@@ -12,12 +12,15 @@ from decimal import Decimal
 import filetype
 from django.core.files.storage import default_storage
 from django.db import IntegrityError, transaction
+from django.db.models import Max
 from django.utils import timezone
 
-from finance.models import Terminal
-from orders.models import Order
+from finance.models import FeeRange, Terminal
+from orders.models import Order, Receipt
 from orders.services import order_complete_by_dispute, order_event_record
+from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import Conflict, Forbidden, InvalidRequest, NotFound, ServiceError
+from paymentsvc.files import claim_contradicts, file_sniff, mime_allowed
 from paymentsvc.formats import iso_utc, parse_uuid
 from paymentsvc.money import money_number, quantize_money
 from webhooks.models import EventType
@@ -28,23 +31,20 @@ logger = logging.getLogger(__name__)
 
 MAX_FILES = 5
 MAX_FILE_BYTES = 5 * 1024 * 1024
-# filetype looks at most at the first 8 KiB; reading only that keeps a large upload
-# (spooled to a temporary file by Django) out of memory.
-SNIFF_BYTES = 8192
 ALLOWED_PREFIXES = ("image/", "video/")
 ALLOWED_EXACT = ("application/pdf",)
 
 
+def _allowed(mime: str) -> bool:
+    return mime_allowed(mime, prefixes=ALLOWED_PREFIXES, exact=ALLOWED_EXACT)
+
+
 class PayloadTooLarge(ServiceError):
-    status = 413
-    code = "file_too_large"
-    message = "File is larger than 5 MB"
+    code = ErrorCode.FILE_TOO_LARGE
 
 
 class UnsupportedFileType(ServiceError):
-    status = 415
-    code = "unsupported_file_type"
-    message = "File type is not allowed"
+    code = ErrorCode.UNSUPPORTED_FILE_TYPE
 
 
 class EvidenceStorageFull(ServiceError):
@@ -54,36 +54,7 @@ class EvidenceStorageFull(ServiceError):
 
 
 class DisputeExists(InvalidRequest):
-    code = "dispute_exists"
-    message = "A dispute for this order already exists"
-
-
-def _sniff(upload) -> filetype.Type | None:
-    upload.seek(0)
-    head = upload.read(SNIFF_BYTES)
-    upload.seek(0)
-    return filetype.guess(head) if head else None
-
-
-def _allowed(mime: str) -> bool:
-    return mime.startswith(ALLOWED_PREFIXES) or mime in ALLOWED_EXACT
-
-
-# Clients that do not know a file's type say so with these; they claim nothing.
-NO_CLAIM = ("", "application/octet-stream", "binary/octet-stream")
-
-
-def _family(mime: str) -> str:
-    """image, video or the exact type: a JPEG labelled image/png is still an image,
-    a PNG labelled application/pdf is not a PDF."""
-    return mime.split("/", 1)[0] if mime.startswith(ALLOWED_PREFIXES) else mime
-
-
-def _claim_contradicts(claim: str | None, sniffed: str) -> bool:
-    claim = (claim or "").split(";", 1)[0].strip().lower()
-    if claim in NO_CLAIM or not _allowed(claim):
-        return False
-    return _family(claim) != _family(sniffed)
+    code = ErrorCode.DISPUTE_EXISTS
 
 
 def evidence_check(*, files: list) -> list[tuple[object, filetype.Type]]:
@@ -92,18 +63,20 @@ def evidence_check(*, files: list) -> list[tuple[object, filetype.Type]]:
     the bytes contradict is refused too."""
     if len(files) > MAX_FILES:
         raise InvalidRequest(
-            f"Too many files: at most {MAX_FILES} per dispute", code="too_many_files"
+            f"Too many files: at most {MAX_FILES} per dispute", code=ErrorCode.TOO_MANY_FILES
         )
     checked = []
     for upload in files:
         if upload.size > MAX_FILE_BYTES:
             raise PayloadTooLarge(f"File {upload.name!r} is larger than 5 MB")
-        kind = _sniff(upload)
+        kind = file_sniff(upload)
         if kind is None or not _allowed(kind.mime):
             raise UnsupportedFileType(
                 f"File {upload.name!r} is not an image, a PDF or a video (judged from its content)"
             )
-        if _claim_contradicts(upload.content_type, kind.mime):
+        if claim_contradicts(
+            upload.content_type, kind.mime, prefixes=ALLOWED_PREFIXES, exact=ALLOWED_EXACT
+        ):
             raise UnsupportedFileType(
                 f"File {upload.name!r} is sent as {upload.content_type} but its content is {kind.mime}"
             )
@@ -130,10 +103,10 @@ def _order_for(*, terminal: Terminal, order_id) -> Order:
     order_uuid = parse_uuid(order_id)
     order = Order.objects.filter(pk=order_uuid).first() if order_uuid else None
     if order is None:
-        raise NotFound("Order not found", code="order_not_found")
+        raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
     if order.terminal_id != terminal.pk:
         raise Forbidden(
-            "The order does not belong to this terminal", code="order_of_another_terminal"
+            "The order does not belong to this terminal", code=ErrorCode.ORDER_OF_ANOTHER_TERMINAL
         )
     return order
 
@@ -174,11 +147,26 @@ def _remove(names: list[str]) -> None:
             logger.warning("Could not remove stored evidence %s", name)
 
 
+def claim_ceiling(order: Order) -> Decimal | None:
+    """The most a dispute on `order` may claim: the top of its method's ranges for
+    its side."""
+    return FeeRange.objects.filter(method_id=order.method_id, side=order.side).aggregate(
+        top=Max("max_amount")
+    )["top"]
+
+
 def dispute_open(*, terminal: Terminal, order_id, amount: Decimal, files: list) -> Dispute:
     """Open the order's one dispute with its evidence, and record `dispute.created`."""
     order = _order_for(terminal=terminal, order_id=order_id)
     if Dispute.objects.filter(order=order).exists():
         raise _exists_error(order)
+    ceiling = claim_ceiling(order)
+    if ceiling is not None and amount > ceiling:
+        raise InvalidRequest(
+            f"Invalid amount: a dispute on this order claims at most {ceiling:.2f}",
+            code=ErrorCode.DISPUTE_AMOUNT_TOO_LARGE,
+            errors={"amount": [f"At most {ceiling:.2f}, the method's maximum for {order.side}"]},
+        )
     checked = evidence_check(files=files)
     # Storage is I/O (possibly a remote bucket): done before the transaction, undone
     # when the rows do not commit.
@@ -203,6 +191,7 @@ def dispute_open(*, terminal: Terminal, order_id, amount: Decimal, files: list) 
                 order_id=order.pk,
                 event_type=EventType.DISPUTE_CREATED,
                 extra={"dispute": render_dispute(dispute)},
+                actor=f"merchant:{terminal.pk}",
             )
     except IntegrityError:
         _remove([name for name, _, _ in stored])
@@ -220,7 +209,9 @@ def dispute_resolve(*, dispute: Dispute, accept: bool, comment: str, actor: str)
     with transaction.atomic():
         locked = Dispute.objects.select_for_update().get(pk=dispute.pk)
         if locked.processed:
-            raise Conflict("The dispute has already been processed", code="dispute_processed")
+            raise Conflict(
+                "The dispute has already been processed", code=ErrorCode.DISPUTE_PROCESSED
+            )
         if accept:
             order_complete_by_dispute(
                 order_id=locked.order_id, paid_amount=locked.amount, actor=actor
@@ -238,5 +229,21 @@ def dispute_resolve(*, dispute: Dispute, accept: bool, comment: str, actor: str)
             order_id=locked.order_id,
             event_type=EventType.DISPUTE_PROCESSED,
             extra={"dispute": render_dispute(locked)},
+            actor=actor,
         )
     return locked
+
+
+def dispute_receipts(*, dispute: Dispute) -> list[Receipt]:
+    """The payer's receipts on the disputed order: evidence beside the merchant's
+    files (they do not count toward MAX_FILES)."""
+    return list(Receipt.objects.filter(order_id=dispute.order_id))
+
+
+def dispute_receipt(*, receipt_id: int) -> Receipt | None:
+    """One receipt, only when its order has a dispute."""
+    return (
+        Receipt.objects.select_related("order__dispute")
+        .filter(pk=receipt_id, order__dispute__isnull=False)
+        .first()
+    )

@@ -1,3 +1,5 @@
+import json
+
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
@@ -68,7 +70,37 @@ class TerminalMethodInline(admin.TabularInline):
     autocomplete_fields = ["method"]
 
 
+class UrlLinesField(forms.Field):
+    """A list of URLs typed one per line (a JSON list is understood too)."""
+
+    widget = forms.Textarea(
+        attrs={"rows": 3, "cols": 80, "placeholder": "https://shop.example/hooks"}
+    )
+
+    def prepare_value(self, value):
+        if isinstance(value, list):
+            return "\n".join(str(v) for v in value)
+        return value
+
+    def to_python(self, value):
+        text = (value or "").strip() if isinstance(value, str) else value
+        if not text:
+            return []
+        if not isinstance(text, str):
+            return text
+        if text[0] in '[{"':
+            try:
+                return json.loads(text)
+            except ValueError:
+                raise ValidationError("One URL per line, or a JSON list of URLs.") from None
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+
 class TerminalForm(forms.ModelForm):
+    webhook_urls = UrlLinesField(
+        required=False, help_text="One URL per line; every order's events are sent to each."
+    )
+
     class Meta:
         model = Terminal
         fields = [
@@ -80,6 +112,7 @@ class TerminalForm(forms.ModelForm):
             "webhook_urls",
             "antifraud_max_pending",
             "is_active",
+            "sandbox",
         ]
 
     def clean_webhook_urls(self):
@@ -108,9 +141,10 @@ class TerminalAdmin(admin.ModelAdmin):
         "form_activated",
         "currency",
         "is_active",
+        "sandbox",
         "balance_link",
     ]
-    list_filter = ["integration_type", "form_activated", "is_active", "currency"]
+    list_filter = ["integration_type", "form_activated", "is_active", "sandbox", "currency"]
     search_fields = ["name", "client__name", "id"]
     form = TerminalForm
     # The signing secret is never shown again: it is made on creation (or rotated by
@@ -150,6 +184,7 @@ class TerminalAdmin(admin.ModelAdmin):
             webhook_urls=obj.webhook_urls,
             antifraud_max_pending=obj.antifraud_max_pending,
             is_active=obj.is_active,
+            sandbox=obj.sandbox,
         )
         obj.pk = created.pk
         obj._state.adding = False
@@ -177,7 +212,8 @@ class TerminalAdmin(admin.ModelAdmin):
             self.log_change(request, terminal, "Rotated the webhook signing secret")
             messages.warning(
                 request,
-                f"New webhook secret for {terminal.name}: {secret} — hand it to the merchant now.",
+                f"New webhook secret for {terminal.name}: {secret} — hand it to the merchant now. "
+                "The old one keeps signing beside it for 24 hours.",
             )
 
 
@@ -189,34 +225,16 @@ class ApiKeyAdmin(KeyAdmin):
 
 class FeeRangeFormSet(forms.BaseInlineFormSet):
     def clean(self):
-        """A rate is a percentage of the amount; two ranges of one side must not
-        overlap, or which one applies would depend on the order rows come in."""
         super().clean()
         kept = []
         for form in self.forms:
             data = getattr(form, "cleaned_data", None) or {}
-            if not data or data.get("DELETE"):
-                continue
-            if data.get("fee") is not None and data["fee"] > 100:
-                raise ValidationError("A fee is a percentage: at most 100.")
-            low, high = data.get("min_amount"), data.get("max_amount")
-            if low is not None and high is not None and low > high:
-                raise ValidationError(f"Range {low}-{high}: the minimum is above the maximum.")
-            kept.append(data)
-        for i, a in enumerate(kept):
-            for b in kept[i + 1 :]:
-                if (
-                    a.get("side") == b.get("side")
-                    and a.get("currency") == b.get("currency")
-                    and None not in (a.get("min_amount"), b.get("max_amount"))
-                    and None not in (b.get("min_amount"), a.get("max_amount"))
-                    and a["min_amount"] <= b["max_amount"]
-                    and b["min_amount"] <= a["max_amount"]
-                ):
-                    raise ValidationError(
-                        f"{a['side']} ranges {a['min_amount']}-{a['max_amount']} and "
-                        f"{b['min_amount']}-{b['max_amount']} overlap."
-                    )
+            if data and not data.get("DELETE"):
+                kept.append(data)
+        try:
+            services.fee_ranges_check(kept)
+        except ServiceError as exc:
+            raise ValidationError(exc.message) from exc
 
 
 class FeeRangeInline(admin.TabularInline):
@@ -252,9 +270,17 @@ class PaymentMethodForm(forms.ModelForm):
 @admin.register(PaymentMethod)
 class PaymentMethodAdmin(admin.ModelAdmin):
     form = PaymentMethodForm
-    list_display = ["name", "method_type", "nspk_code", "is_aggregate", "is_active", "currency"]
+    list_display = [
+        "name",
+        "name_ru",
+        "method_type",
+        "nspk_code",
+        "is_aggregate",
+        "is_active",
+        "currency",
+    ]
     list_filter = ["method_type", "is_active", "is_aggregate", "currency"]
-    search_fields = ["name", "nspk_code", "id"]
+    search_fields = ["name", "name_ru", "nspk_code", "id"]
     readonly_fields = ["id", "created_at"]
     inlines = [FeeRangeInline]
 

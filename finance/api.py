@@ -164,12 +164,24 @@ def render_method(method) -> dict:
     }
 
 
+_ONE_TYPE = "(?:" + "|".join(MethodType.values) + ")"
+METHOD_TYPES_PATTERN = f"^{_ONE_TYPE}(?:,{_ONE_TYPE})*$"
+
+
 class PaymentMethodsView(TerminalAPIView):
     @extend_schema(
         operation_id="finance_payment_methods",
         parameters=[
             OpenApiParameter("active", bool, description="Only active methods"),
-            OpenApiParameter("method_type", str, many=True, enum=MethodType.values, explode=True),
+            OpenApiParameter(
+                "method_type",
+                str,
+                many=True,
+                explode=True,
+                pattern=METHOD_TYPES_PATTERN,
+                description="Method types; repeat the parameter or separate with commas "
+                f"({', '.join(MethodType.values)})",
+            ),
         ],
         responses=inline_serializer(
             "PaymentMethodsResponse",

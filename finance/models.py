@@ -67,14 +67,29 @@ class Terminal(models.Model):
     form_activated = models.BooleanField(default=False)
     webhook_urls = models.JSONField(default=list, blank=True, help_text="List of URLs")
     webhook_secret = models.CharField(max_length=200, help_text="whsec_ + base64 secret")
+    # After a rotation the old secret keeps signing beside the new one until
+    # webhook_secret_previous_until, so receivers switch without a failed delivery.
+    webhook_secret_previous = models.CharField(max_length=200, blank=True, editable=False)
+    webhook_secret_previous_until = models.DateTimeField(null=True, blank=True, editable=False)
     antifraud_max_pending = models.PositiveIntegerField(
         null=True, blank=True, help_text="Pending orders per user_id; empty: the service default"
     )
     is_active = models.BooleanField(default=True)
+    sandbox = models.BooleanField(
+        default=False,
+        help_text="Test mode: its orders go only to sandbox traders, magic amounts act on "
+        "their own, and its orders are livemode=false",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self):
         return self.name
+
+    @property
+    def livemode(self) -> bool:
+        """The one rule for live or test mode: a terminal is live unless it is a
+        sandbox one. Its orders keep this value (Order.livemode) from creation."""
+        return not self.sandbox
 
 
 class ApiKey(ApiKeyBase):
@@ -86,7 +101,12 @@ class ApiKey(ApiKeyBase):
 
 class PaymentMethod(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    name = models.CharField(max_length=100)
+    name = models.CharField(max_length=100, help_text="English name, also the API's method_name")
+    name_ru = models.CharField(
+        max_length=100,
+        blank=True,
+        help_text="Russian name shown to payers (the English one when empty)",
+    )
     method_type = models.CharField(max_length=20, choices=MethodType.choices)
     currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
     nspk_code = models.CharField(max_length=20, null=True, blank=True, db_index=True)
@@ -113,6 +133,10 @@ class PaymentMethod(models.Model):
 
     def __str__(self):
         return self.name
+
+    def payer_name(self, lang: str) -> str:
+        """The name shown to payers in their language."""
+        return self.name_ru if lang == "ru" and self.name_ru else self.name
 
 
 class FeeRange(models.Model):

@@ -1,6 +1,6 @@
 from django.db.models import Prefetch, QuerySet
 
-from .models import FeeRange, PaymentMethod, Terminal, TerminalMethod, Transaction
+from .models import ApiKey, FeeRange, PaymentMethod, Terminal, TerminalMethod, Transaction
 
 
 def terminal_methods(
@@ -31,3 +31,15 @@ def transactions_for(
     if end:
         qs = qs.filter(created_at__lte=end)
     return qs.order_by("-created_at", "-id")
+
+
+def api_key_for_digest(digest: str) -> ApiKey | None:
+    """The terminal key with this digest, unless its terminal is deactivated."""
+    key = (
+        ApiKey.objects.select_related("terminal", "terminal__client")
+        .filter(key_hash=digest)
+        .first()
+    )
+    if key is not None and not key.terminal.is_active:
+        return None
+    return key

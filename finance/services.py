@@ -6,6 +6,7 @@ import re
 import secrets
 import string
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 from urllib.parse import quote
 
@@ -13,6 +14,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import InsufficientFunds, InvalidRequest, ServiceError
 from paymentsvc.keys import generate_key
 from paymentsvc.money import quantize_money
@@ -32,8 +34,7 @@ from .models import (
 
 
 class LedgerError(ServiceError):
-    status = 409
-    code = "ledger_error"
+    code = ErrorCode.LEDGER_ERROR
 
 
 def balance_lock(*, terminal_id) -> Balance:
@@ -203,6 +204,33 @@ def method_deeplink(
     )
 
 
+def fee_ranges_check(ranges: list[dict]) -> None:
+    """One method's fee ranges as they are about to be saved (dicts with side,
+    currency, min_amount, max_amount, fee). A rate is a percentage of the amount; two
+    ranges of one side must not overlap, or which one applies would depend on the
+    order rows come in. Raises InvalidRequest with the first problem."""
+    for data in ranges:
+        if data.get("fee") is not None and data["fee"] > 100:
+            raise InvalidRequest("A fee is a percentage: at most 100.")
+        low, high = data.get("min_amount"), data.get("max_amount")
+        if low is not None and high is not None and low > high:
+            raise InvalidRequest(f"Range {low}-{high}: the minimum is above the maximum.")
+    for i, a in enumerate(ranges):
+        for b in ranges[i + 1 :]:
+            if (
+                a.get("side") == b.get("side")
+                and a.get("currency") == b.get("currency")
+                and None not in (a.get("min_amount"), b.get("max_amount"))
+                and None not in (b.get("min_amount"), a.get("max_amount"))
+                and a["min_amount"] <= b["max_amount"]
+                and b["min_amount"] <= a["max_amount"]
+            ):
+                raise InvalidRequest(
+                    f"{a['side']} ranges {a['min_amount']}-{a['max_amount']} and "
+                    f"{b['min_amount']}-{b['max_amount']} overlap."
+                )
+
+
 # --- Terminals and keys ---------------------------------------------------------------
 
 
@@ -220,11 +248,51 @@ def new_webhook_secret() -> str:
     return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
 
 
+WEBHOOK_SECRET_OVERLAP = timedelta(hours=24)
+
+
 def terminal_webhook_secret_rotate(*, terminal: Terminal) -> str:
-    """A new signing secret for the terminal; returned once so it can be handed over."""
-    terminal.webhook_secret = new_webhook_secret()
-    terminal.save(update_fields=["webhook_secret"])
+    """A new signing secret for the terminal; returned once so it can be handed over.
+    The secret it replaces keeps signing beside it for WEBHOOK_SECRET_OVERLAP (both
+    signatures in one header), so a receiver verifies throughout its switch. Rotating
+    again within the overlap drops the oldest: only the last two ever sign."""
+    with transaction.atomic():
+        locked = Terminal.objects.select_for_update().get(pk=terminal.pk)
+        locked.webhook_secret_previous = locked.webhook_secret
+        locked.webhook_secret_previous_until = timezone.now() + WEBHOOK_SECRET_OVERLAP
+        locked.webhook_secret = new_webhook_secret()
+        locked.save(
+            update_fields=[
+                "webhook_secret",
+                "webhook_secret_previous",
+                "webhook_secret_previous_until",
+            ]
+        )
+    for name in ("webhook_secret", "webhook_secret_previous", "webhook_secret_previous_until"):
+        setattr(terminal, name, getattr(locked, name))
     return terminal.webhook_secret
+
+
+def terminal_webhook_secrets(*, terminal: Terminal) -> list[str]:
+    """The secrets that sign now: the current one, then the previous one while its
+    overlap lasts."""
+    secrets_ = [terminal.webhook_secret]
+    until = terminal.webhook_secret_previous_until
+    if terminal.webhook_secret_previous and until and until > timezone.now():
+        secrets_.append(terminal.webhook_secret_previous)
+    return secrets_
+
+
+WEBHOOK_URLS_MAX = 10
+
+
+def terminal_webhook_urls_set(*, terminal: Terminal, urls: list[str]) -> list[str]:
+    """Replace the terminal's webhook URL list (already validated), keeping the
+    first occurrence of each."""
+    urls = list(dict.fromkeys(urls))
+    Terminal.objects.filter(pk=terminal.pk).update(webhook_urls=urls)
+    terminal.webhook_urls = urls
+    return urls
 
 
 def api_key_issue(
@@ -252,7 +320,8 @@ _PHONE_SEPARATORS = re.compile(r"[\s\-()]")
 _CARD_SEPARATORS = re.compile(r"[\s\-]")
 
 
-def _luhn_ok(digits: str) -> bool:
+def luhn_ok(digits: str) -> bool:
+    """The card-number checksum (ISO/IEC 7812)."""
     total = 0
     for i, ch in enumerate(reversed(digits)):
         d = int(ch)
@@ -280,7 +349,7 @@ def normalize_account(value: str, method_type: str) -> str:
         )
     if method_type == MethodType.BANK_CARD:
         compact = _CARD_SEPARATORS.sub("", value)
-        if re.fullmatch(r"[0-9]{16,19}", compact) and _luhn_ok(compact):
+        if re.fullmatch(r"[0-9]{16,19}", compact) and luhn_ok(compact):
             return compact
         raise InvalidRequest(
             "Invalid customer_account: BankCard takes 16 to 19 digits passing the Luhn check",

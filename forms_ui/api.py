@@ -1,27 +1,60 @@
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from finance.models import Currency, Side
-from orders.api import AmountField, ClientOrderIdField, HttpUrlField
+from finance.models import ButtonName, Currency, Side
+from orders.services import CUSTOMER_BANKS
 from paymentsvc.api import TerminalAPIView, page_query, paginate, parse_query
-from paymentsvc.formats import parse_uuid
+from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.idempotency import idempotent
-from paymentsvc.schema import page_schema
+from paymentsvc.schema import any_case_pattern, page_schema
 
-from . import services
-from .models import FormSession, SessionState
+from . import selectors, services
+from .models import SessionState
 from .render import render_created, render_item
+
+
+@extend_schema_field({"type": "string", "enum": [Side.BUY], "description": "Only Buy"})
+class FormSideField(serializers.ChoiceField):
+    """Sell is read and refused by the service with its own message (400)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=Side.choices, **kwargs)
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "nullable": True,
+        "pattern": any_case_pattern(ButtonName.values),
+        "description": "Any letter case. A button the terminal does not offer is 400 "
+        "`button_not_offered` (Demo Shop offers SberPay, TPay and AlfaPay).",
+    }
+)
+class ButtonNameField(serializers.CharField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "nullable": True,
+        "pattern": any_case_pattern(sorted(CUSTOMER_BANKS)),
+        "description": "Preselected bank, any letter case",
+    }
+)
+class CustomerBankField(serializers.CharField):
+    pass
 
 
 class FormOrderDataIn(serializers.Serializer):
     client_order_id = ClientOrderIdField()
-    order_side = serializers.ChoiceField(choices=Side.choices)
-    button_name = serializers.CharField(required=False, allow_null=True, max_length=20)
+    order_side = FormSideField()
+    button_name = ButtonNameField(required=False, allow_null=True, max_length=20)
     amount = AmountField()
     user_id = serializers.CharField(required=False, allow_null=True, max_length=255)
     unique_amount = serializers.BooleanField(required=False, allow_null=True, default=False)
-    customer_bank = serializers.CharField(required=False, allow_null=True, max_length=30)
+    customer_bank = CustomerBankField(required=False, allow_null=True, max_length=30)
 
 
 class FormCreateIn(serializers.Serializer):
@@ -122,10 +155,10 @@ class FormCreateView(TerminalAPIView):
 
 class FormSearchQuery(page_query(10)):
     # An id that names nothing finds nothing; only enums and paging are refused.
-    order_id = serializers.CharField(required=False, max_length=255)
+    order_id = serializers.CharField(required=False, max_length=255, trim_whitespace=False)
     client_order_id = serializers.CharField(required=False, max_length=64, trim_whitespace=False)
-    terminal_id = serializers.CharField(required=False, max_length=255)
-    session_id = serializers.CharField(required=False, max_length=255)
+    terminal_id = serializers.CharField(required=False, max_length=255, trim_whitespace=False)
+    session_id = serializers.CharField(required=False, max_length=255, trim_whitespace=False)
     state = serializers.ChoiceField(choices=SessionState.choices, required=False)
     currency = serializers.ChoiceField(choices=Currency.choices, required=False)
 
@@ -138,29 +171,15 @@ class FormSearchView(TerminalAPIView):
     )
     def get(self, request):
         q = parse_query(FormSearchQuery, request)
-        qs = FormSession.objects.filter(terminal=self.terminal)
-        if "order_id" in q:
-            order_uuid = parse_uuid(q["order_id"])
-            qs = qs.filter(order_id=order_uuid) if order_uuid else qs.none()
-        if "terminal_id" in q:
-            if parse_uuid(q["terminal_id"]) != self.terminal.pk:
-                qs = qs.none()
-        if "client_order_id" in q:
-            qs = qs.filter(client_order_id=q["client_order_id"])
-        if "session_id" in q:
-            qs = qs.filter(pk=q["session_id"])
-        if "currency" in q:
-            qs = qs.filter(currency=q["currency"])
-        if "state" in q:
-            # States follow orders; bring due sessions up to date before filtering on them.
-            for session_id in list(
-                qs.exclude(state__in=services.FINAL_SESSION_STATES).values_list("pk", flat=True)[
-                    :500
-                ]
-            ):
-                services.session_sync(session_id=session_id)
-            qs = qs.filter(state=q["state"])
-        qs = qs.select_related("terminal", "method", "order").order_by("-created_at", "-pk")
+        qs = selectors.session_search(
+            terminal=self.terminal,
+            order_id=q.get("order_id"),
+            terminal_id=q.get("terminal_id"),
+            client_order_id=q.get("client_order_id"),
+            session_id=q.get("session_id"),
+            currency=q.get("currency"),
+            state=q.get("state"),
+        )
         return Response(
             paginate(
                 qs,

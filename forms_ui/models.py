@@ -3,7 +3,7 @@ import secrets
 from django.db import models
 
 from finance.models import ButtonName, Currency, PaymentMethod, Side, Terminal
-from orders.models import Order
+from orders.models import Order, OrderStatus
 from paymentsvc.money import MoneyField
 
 
@@ -27,6 +27,39 @@ FINAL_SESSION_STATES = {
     SessionState.REQUISITES_NOT_FOUND,
     SessionState.EXPIRED,
     SessionState.CANCELLED,
+}
+
+
+# The session state machine, written once (decisions §5).
+SESSION_TRANSITIONS: dict[str, set[str]] = {
+    SessionState.METHOD_SELECTION: {SessionState.REQUISITES_SEARCH, SessionState.EXPIRED},
+    SessionState.REQUISITES_SEARCH: {
+        SessionState.REQUISITES_FOUND,
+        SessionState.REQUISITES_NOT_FOUND,
+        SessionState.EXPIRED,
+    },
+    SessionState.REQUISITES_FOUND: {
+        SessionState.PAYMENT_CONFIRMATION,
+        SessionState.COMPLETED,
+        SessionState.CANCELLED,
+        SessionState.EXPIRED,
+    },
+    SessionState.PAYMENT_CONFIRMATION: {
+        SessionState.COMPLETED,
+        SessionState.CANCELLED,
+        SessionState.EXPIRED,
+    },
+    # An accepted dispute may complete an expired or cancelled order later.
+    SessionState.EXPIRED: {SessionState.COMPLETED},
+    SessionState.CANCELLED: {SessionState.COMPLETED},
+    SessionState.COMPLETED: set(),
+    SessionState.REQUISITES_NOT_FOUND: set(),
+}
+
+ORDER_TO_SESSION = {
+    OrderStatus.COMPLETED: SessionState.COMPLETED,
+    OrderStatus.CANCELLED: SessionState.CANCELLED,
+    OrderStatus.EXPIRED: SessionState.EXPIRED,
 }
 
 

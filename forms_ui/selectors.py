@@ -1,13 +1,17 @@
-"""Reads for the payer's page."""
+"""Reads for the payer's page and the merchants' form search."""
 
 import logging
 from dataclasses import dataclass
 
-from finance.models import PaymentMethod
+from django.db.models import Q, QuerySet
+
+from finance.models import PaymentMethod, Terminal
 from finance.services import method_deeplink
 from orders.models import Order
+from paymentsvc.formats import parse_uuid
 
-from .models import FormSession
+from . import services
+from .models import FINAL_SESSION_STATES, FormSession
 
 logger = logging.getLogger(__name__)
 
@@ -57,5 +61,36 @@ def payer_banks(*, session: FormSession, order: Order, lang: str) -> list[PayerB
             method, account=order.holder_account, amount=order.amount, order_id=order.pk
         )
         if hint or link:
-            banks.append(PayerBank(name=method.name, hint=hint, link=link))
+            banks.append(PayerBank(name=method.payer_name(lang), hint=hint, link=link))
     return banks
+
+
+def session_search(
+    *,
+    terminal: Terminal,
+    order_id: str | None = None,
+    terminal_id: str | None = None,
+    client_order_id: str | None = None,
+    session_id: str | None = None,
+    currency: str | None = None,
+    state: str | None = None,
+) -> QuerySet:
+    qs = FormSession.objects.filter(terminal=terminal)
+    if order_id is not None:
+        order_uuid = parse_uuid(order_id)
+        qs = qs.filter(order_id=order_uuid) if order_uuid else qs.none()
+    if terminal_id is not None and parse_uuid(terminal_id) != terminal.pk:
+        qs = qs.none()
+    if client_order_id is not None:
+        qs = qs.filter(client_order_id=client_order_id)
+    if session_id is not None:
+        qs = qs.filter(pk=session_id)
+    if currency is not None:
+        qs = qs.filter(currency=currency)
+    if state is not None:
+        # A read writes nothing: a session not yet in a final state is judged by the
+        # state it shows, as the page and the items do.
+        live = qs.exclude(state__in=FINAL_SESSION_STATES).select_related("order")
+        showing = [s.pk for s in live.iterator() if services.shown_state(s) == state]
+        qs = qs.filter(Q(state=state, state__in=FINAL_SESSION_STATES) | Q(pk__in=showing))
+    return qs.select_related("terminal", "method", "order").order_by("-created_at", "-pk")

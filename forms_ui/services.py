@@ -14,9 +14,10 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from finance.models import ButtonName, FeeRange, PaymentMethod, Side, Terminal
+from finance.models import Side, Terminal
 from orders import services as orders
 from orders.models import OrderStatus
+from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import (
     Conflict,
     InvalidRequest,
@@ -25,74 +26,20 @@ from paymentsvc.errors import (
     TooManyRequests,
 )
 
-from .models import FINAL_SESSION_STATES, FormSession, SessionState
+from .models import (
+    FINAL_SESSION_STATES,
+    ORDER_TO_SESSION,
+    SESSION_TRANSITIONS,
+    FormSession,
+    SessionState,
+)
+from .offers import canonical_button, check_amount_within_limits, methods_offered
 
 logger = logging.getLogger(__name__)
 
-# The session state machine, written once (decisions §5).
-SESSION_TRANSITIONS: dict[str, set[str]] = {
-    SessionState.METHOD_SELECTION: {SessionState.REQUISITES_SEARCH, SessionState.EXPIRED},
-    SessionState.REQUISITES_SEARCH: {
-        SessionState.REQUISITES_FOUND,
-        SessionState.REQUISITES_NOT_FOUND,
-        SessionState.EXPIRED,
-    },
-    SessionState.REQUISITES_FOUND: {
-        SessionState.PAYMENT_CONFIRMATION,
-        SessionState.COMPLETED,
-        SessionState.CANCELLED,
-        SessionState.EXPIRED,
-    },
-    SessionState.PAYMENT_CONFIRMATION: {
-        SessionState.COMPLETED,
-        SessionState.CANCELLED,
-        SessionState.EXPIRED,
-    },
-    # An accepted dispute may complete an expired or cancelled order later.
-    SessionState.EXPIRED: {SessionState.COMPLETED},
-    SessionState.CANCELLED: {SessionState.COMPLETED},
-    SessionState.COMPLETED: set(),
-    SessionState.REQUISITES_NOT_FOUND: set(),
-}
-
-ORDER_TO_SESSION = {
-    OrderStatus.COMPLETED: SessionState.COMPLETED,
-    OrderStatus.CANCELLED: SessionState.CANCELLED,
-    OrderStatus.EXPIRED: SessionState.EXPIRED,
-}
-
 
 class SessionStateError(Conflict):
-    code = "session_state_conflict"
-
-
-def canonical_button(value: str | None) -> str | None:
-    if value is None:
-        return None
-    for choice in ButtonName.values:
-        if choice.lower() == value.strip().lower():
-            return choice
-    raise InvalidRequest(
-        f"Unknown button_name; allowed: {', '.join(ButtonName.values)}",
-        errors={"order_data.button_name": [f"Allowed: {', '.join(ButtonName.values)}"]},
-    )
-
-
-def methods_offered(*, terminal: Terminal, amount: Decimal) -> list[PaymentMethod]:
-    """What the payer may pick on the form: enabled, active, with a Buy range that
-    takes the amount."""
-    buy_methods = FeeRange.objects.filter(
-        side=Side.BUY, min_amount__lte=amount, max_amount__gte=amount
-    ).values("method_id")
-    return list(
-        PaymentMethod.objects.filter(
-            terminals__terminal=terminal,
-            terminals__enabled=True,
-            is_active=True,
-            currency=terminal.currency,
-            id__in=buy_methods,
-        ).order_by("-is_aggregate", "name")
-    )
+    code = ErrorCode.SESSION_STATE_CONFLICT
 
 
 def _move(session: FormSession, state: str) -> None:
@@ -101,30 +48,6 @@ def _move(session: FormSession, state: str) -> None:
     if state not in SESSION_TRANSITIONS[session.state]:
         raise SessionStateError(f"The session is {session.state}")
     session.state = state
-
-
-def _check_antifraud(*, terminal: Terminal, user_id: str | None) -> None:
-    if user_id is None:
-        return
-    if orders.pending_count_for_user(terminal=terminal, user_id=user_id) >= orders.antifraud_cap(
-        terminal
-    ):
-        raise TooManyRequests(orders.ANTIFRAUD_MESSAGE, code="antifraud_pending_limit")
-
-
-def _check_amount_within_limits(
-    *, terminal: Terminal, method: PaymentMethod | None, amount: Decimal
-) -> None:
-    """The H2H rule for the amount: 409 when the preselected method cannot take it, or,
-    with no method preselected, when no method on offer can."""
-    if method is not None:
-        ranges = list(FeeRange.objects.filter(method=method, side=Side.BUY))
-        orders.fee_range_for(ranges=ranges, side=Side.BUY, amount=amount)
-    elif not methods_offered(terminal=terminal, amount=amount):
-        raise Conflict(
-            f"{orders.LIMITS_MESSAGE}: no payment method takes this amount",
-            code="amount_out_of_limits",
-        )
 
 
 def session_create(
@@ -144,11 +67,11 @@ def session_create(
 ) -> FormSession:
     if order_side != Side.BUY:
         raise InvalidRequest(
-            "The payment form supports only Buy orders", code="form_sell_not_supported"
+            "The payment form supports only Buy orders", code=ErrorCode.FORM_SELL_NOT_SUPPORTED
         )
     if not terminal.form_activated:
         raise Conflict(
-            "The payment form is not activated for this terminal", code="form_not_activated"
+            "The payment form is not activated for this terminal", code=ErrorCode.FORM_NOT_ACTIVATED
         )
     button = canonical_button(button_name)
     method = None
@@ -156,17 +79,15 @@ def session_create(
         method = orders.method_offered_as_button(terminal=terminal, button_name=button)
         if method is None:
             raise InvalidRequest(
-                f"Button {button} is not configured for this terminal", code="button_not_offered"
+                f"Button {button} is not configured for this terminal",
+                code=ErrorCode.BUTTON_NOT_OFFERED,
             )
     if customer_bank is not None:
-        customer_bank = customer_bank.strip().lower()
-        if customer_bank not in orders.CUSTOMER_BANKS:
-            raise InvalidRequest(
-                f"Unknown customer_bank; allowed: {', '.join(sorted(orders.CUSTOMER_BANKS))}",
-                errors={"order_data.customer_bank": ["Unknown bank"]},
-            )
-    _check_amount_within_limits(terminal=terminal, method=method, amount=amount)
-    _check_antifraud(terminal=terminal, user_id=user_id)
+        customer_bank = orders.customer_bank_normalize(
+            customer_bank.strip(), field="order_data.customer_bank"
+        )
+    check_amount_within_limits(terminal=terminal, method=method, amount=amount)
+    orders.antifraud_check(terminal=terminal, user_id=user_id)
 
     now = timezone.now()
     session = FormSession(
@@ -219,7 +140,9 @@ def session_choose_method(*, session_id: str, method_id) -> FormSession:
         }
         method = offered.get(str(method_id))
         if method is None:
-            raise InvalidRequest("This payment method is not available", code="method_not_offered")
+            raise InvalidRequest(
+                "This payment method is not available", code=ErrorCode.METHOD_NOT_OFFERED
+            )
         session.method = method
         _move(session, SessionState.REQUISITES_SEARCH)
         _open_search_window(session, timezone.now())
@@ -266,6 +189,7 @@ def session_search(*, session_id: str, retry: bool = False) -> FormSession:
                 customer_bank=session.customer_bank,
                 user_id=session.user_id,
                 unique_amount=session.unique_amount,
+                actor=f"payer:{session.pk}",
             )
         except (NoAvailableTraders, TooManyRequests):
             if now >= session.requisites_request_expires_at:

@@ -1,8 +1,15 @@
+import logging
+
 from celery import shared_task
 
 from .services import sessions_sync_due
 
+logger = logging.getLogger(__name__)
+
 
 @shared_task
 def sync_sessions():
-    return sessions_sync_due()
+    touched = sessions_sync_due()
+    if touched:
+        logger.info("Synchronised %d payment-form sessions", touched)
+    return touched

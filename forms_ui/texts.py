@@ -1,96 +1,96 @@
-"""The payer's page strings, Russian (default) and English."""
+"""The payer's page strings, through Django's translation machinery.
+
+The msgids are English; `locale/ru` translates them (Russian is the page's default),
+`locale/en` is there so an English page never falls back to anything else. The
+page's language comes from `?lang=`, then the language cookie, then Accept-Language,
+else Russian (product.md §13)."""
+
+from django.conf import settings
+from django.utils.translation import gettext_lazy as _
+
+PAGE_LANGUAGES = ("ru", "en")
+DEFAULT_LANGUAGE = "ru"
 
 TEXTS = {
-    "ru": {
-        "title": "Оплата",
-        "merchant": "Получатель",
-        "amount": "Сумма",
-        "choose_method": "Выберите способ оплаты",
-        "searching": "Подбираем реквизиты…",
-        "searching_hint": "Обычно это занимает несколько секунд. Не закрывайте страницу.",
-        "pay_to": "Переведите точную сумму по реквизитам",
-        "account": "Реквизиты",
-        "holder": "Получатель перевода",
-        "bank": "Банк",
-        "copy": "Копировать",
-        "copied": "Скопировано",
-        "time_left": "Осталось времени",
-        "open_bank": "Открыть приложение банка",
-        "pay_from": "Оплатите из приложения банка",
-        "finish_in": "Страницу можно будет закрыть через",
-        "can_close": "Страницу можно закрыть.",
-        "paid": "Я оплатил",
-        "waiting": "Проверяем поступление платежа",
-        "waiting_hint": "Как только перевод будет подтверждён, страница обновится сама.",
-        "success": "Оплата прошла успешно",
-        "redirect_in": "Возврат в магазин через",
-        "seconds": "с",
-        "go_now": "Вернуться сейчас",
-        "not_found": "Не удалось подобрать реквизиты",
-        "not_found_hint": "Попробуйте позже, другую сумму или другой способ оплаты.",
-        "expired": "Время на оплату истекло",
-        "expired_hint": "Создайте новый платёж в магазине.",
-        "cancelled": "Платёж отменён",
-        "cancelled_hint": "Если вы уже перевели деньги, обратитесь в поддержку.",
-        "back": "Вернуться на сайт",
-        "support": "Поддержка",
-        "order": "Заказ",
-        "missing_title": "Страница не найдена",
-        "missing_hint": "Ссылка на оплату неверна или устарела.",
-        "stale_title": "Страница устарела",
-        "stale_hint": "Откройте страницу оплаты заново и повторите действие.",
-        "reopen": "Открыть страницу оплаты",
-        "exact_amount": "Переводите ровно эту сумму одним платежом, иначе платёж не будет найден.",
-        "language": "English",
-    },
-    "en": {
-        "title": "Payment",
-        "merchant": "Merchant",
-        "amount": "Amount",
-        "choose_method": "Choose a payment method",
-        "searching": "Finding payment details…",
-        "searching_hint": "This usually takes a few seconds. Please keep this page open.",
-        "pay_to": "Transfer the exact amount to these details",
-        "account": "Pay to",
-        "holder": "Recipient",
-        "bank": "Bank",
-        "copy": "Copy",
-        "copied": "Copied",
-        "time_left": "Time left",
-        "open_bank": "Open the bank app",
-        "pay_from": "Pay from your bank's app",
-        "finish_in": "You can close this page in",
-        "can_close": "You can close this page now.",
-        "paid": "I have paid",
-        "waiting": "Checking your payment",
-        "waiting_hint": "This page updates by itself as soon as the transfer is confirmed.",
-        "success": "Payment successful",
-        "redirect_in": "Returning to the shop in",
-        "seconds": "s",
-        "go_now": "Return now",
-        "not_found": "No payment details available",
-        "not_found_hint": "Please try later, another amount or another payment method.",
-        "expired": "The time to pay has run out",
-        "expired_hint": "Please start a new payment at the shop.",
-        "cancelled": "The payment was cancelled",
-        "cancelled_hint": "If you have already sent money, please contact support.",
-        "back": "Back to the shop",
-        "support": "Support",
-        "order": "Order",
-        "missing_title": "Page not found",
-        "missing_hint": "This payment link is wrong or out of date.",
-        "stale_title": "This page is out of date",
-        "stale_hint": "Open the payment page again and repeat what you did.",
-        "reopen": "Open the payment page",
-        "exact_amount": "Send exactly this amount in one transfer, or the payment cannot be matched.",
-        "language": "Русский",
-    },
+    "title": _("Payment"),
+    "merchant": _("Merchant"),
+    "amount": _("Amount"),
+    "choose_method": _("Choose a payment method"),
+    "searching": _("Finding payment details…"),
+    "searching_hint": _("This usually takes a few seconds. Please keep this page open."),
+    "searching_progress": _("Searching for a recipient, attempt"),
+    "pay_to": _("Transfer the exact amount to these details"),
+    "account": _("Pay to"),
+    "holder": _("Recipient"),
+    "private_recipient": _(
+        "The money goes to a private person who accepts payments for %(merchant)s; "
+        "the shop is credited as soon as the transfer arrives."
+    ),
+    "bank": _("Bank"),
+    "copy": _("Copy"),
+    "copy_account": _("Copy the account"),
+    "copy_amount": _("Copy the amount"),
+    "copied": _("Copied"),
+    "time_left": _("Time left"),
+    "open_bank": _("Open the bank app"),
+    "pay_from": _("Pay from your bank's app"),
+    "finish_in": _("You can close this page in"),
+    "can_close": _("You can close this page now."),
+    "paid": _("I have paid"),
+    "waiting": _("Checking your payment"),
+    "waiting_hint": _("This page updates by itself as soon as the transfer is confirmed."),
+    "success": _("Payment successful"),
+    "redirect_in": _("Returning to the shop in"),
+    "seconds": _("s"),
+    "go_now": _("Return now"),
+    "pause": _("Stay on this page"),
+    "paused": _("The return to the shop is paused."),
+    "paid_at": _("Time"),
+    "method": _("Method"),
+    "not_found": _("No payment details available"),
+    "not_found_hint": _("Please try later, another amount or another payment method."),
+    "choose_another": _("Choose another method"),
+    "expired": _("The time to pay has run out"),
+    "expired_hint": _("Please start a new payment at the shop."),
+    "cancelled": _("The payment was cancelled"),
+    "cancelled_hint": _("If you have already sent money, please contact support."),
+    "back": _("Back to the shop"),
+    "support": _("Support"),
+    "order": _("Order"),
+    "missing_title": _("Page not found"),
+    "missing_hint": _("This payment link is wrong or out of date."),
+    "stale_title": _("This page is out of date"),
+    "stale_hint": _("Open the payment page again and repeat what you did."),
+    "reopen": _("Open the payment page"),
+    "exact_amount": _(
+        "Send exactly this amount in one transfer, or the payment cannot be matched."
+    ),
+    "receipts": _("Payment receipt"),
+    "receipts_hint": _("Attach a screenshot or PDF of the transfer (up to 3 files, 5 MB each)."),
+    "receipt_file": _("Receipt file"),
+    "receipt_send": _("Attach the receipt"),
+    "receipts_done": _("Attached"),
+    "receipt_empty": _("Choose a file first."),
+    "receipt_too_large": _("The file is larger than 5 MB."),
+    "receipt_type": _("Only images (PNG, JPEG…) or PDF files are accepted; this file is neither."),
+    "receipt_too_many": _("You have already attached 3 files."),
+    "receipt_closed": _("This payment no longer takes receipts."),
+    "qr_title": _("Continue on your phone"),
+    "qr_hint": _("Scan the code with the phone that has your banking app."),
+    "qr_label": _("QR code of this payment page"),
+    "state_changed": _("The payment status has changed."),
+    # Sandbox sessions only (product.md §11).
+    "sandbox_mode": _("Test mode."),
+    "sandbox_banner": _("This is a sandbox payment: no real money moves."),
+    "sandbox_actions": _("Sandbox: act as the trader would."),
+    "sandbox_complete": _("Payment received (complete)"),
+    "sandbox_decline": _("Decline the payment"),
 }
 
 
 def _quality(params: list[str]) -> float:
     for param in params:
-        name, _, value = param.strip().partition("=")
+        name, _sep, value = param.strip().partition("=")
         if name.strip().lower() == "q":
             try:
                 return float(value)
@@ -99,17 +99,39 @@ def _quality(params: list[str]) -> float:
     return 1.0
 
 
-def language_for(request) -> str:
-    """?lang= wins; else the language we speak that Accept-Language rates highest
-    (the earlier one on a tie); else Russian."""
+def asked_language(request) -> str | None:
+    """The language the request names with ?lang= (or the form's hidden field)."""
     asked = (request.GET.get("lang") or request.POST.get("lang") or "").lower()
-    if asked in TEXTS:
+    return asked if asked in PAGE_LANGUAGES else None
+
+
+def language_for(request) -> str:
+    """?lang= wins; then the language cookie; then the language we speak that
+    Accept-Language rates highest (the earlier one on a tie); else Russian."""
+    asked = asked_language(request)
+    if asked:
         return asked
-    best, best_q = "ru", 0.0
+    cookie = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME, "").lower()
+    if cookie in PAGE_LANGUAGES:
+        return cookie
+    best, best_q = DEFAULT_LANGUAGE, 0.0
     for part in request.headers.get("Accept-Language", "").split(","):
         tag, *params = part.split(";")
         lang = tag.strip().lower().split("-")[0]
         q = _quality(params)
-        if lang in TEXTS and q > best_q:
+        if lang in PAGE_LANGUAGES and q > best_q:
             best, best_q = lang, q
     return best
+
+
+def remember_language(request, response, lang: str):
+    """A ?lang= choice is kept in the language cookie for the next pages."""
+    if asked_language(request):
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            lang,
+            max_age=365 * 24 * 3600,
+            samesite="Lax",
+            httponly=False,
+        )
+    return response

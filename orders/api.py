@@ -1,10 +1,10 @@
-import re
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
 
-from django.db.models import Q
+from django.conf import settings
 from django.utils import timezone
-from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
+from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -18,67 +18,16 @@ from paymentsvc.api import (
     paginate,
     parse_query,
 )
-from paymentsvc.errors import InvalidRequest, NotFound
-from paymentsvc.formats import http_url_problem, parse_uuid
+from paymentsvc.errors import InvalidRequest
+from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.idempotency import idempotent
-from paymentsvc.schema import page_schema
+from paymentsvc.schema import any_case_pattern, page_schema
+from webhooks.delivery import DeliveryRefused, resolve_target
 
-from . import services
-from .models import Order, OrderStatus
-from .render import render_order, render_orders
-
-# --- Field types shared by the order and form endpoints ---------------------------------------
-
-
-def validate_http_url(value: str, *, max_length: int) -> str:
-    problem = http_url_problem(value, max_length=max_length)
-    if problem:
-        raise serializers.ValidationError(problem)
-    return value
-
-
-@extend_schema_field({"type": "string", "format": "uri", "nullable": True})
-class HttpUrlField(serializers.CharField):
-    def __init__(self, *, url_max_length: int = 2048, **kwargs):
-        self.url_max_length = url_max_length
-        kwargs.setdefault("required", False)
-        kwargs.setdefault("allow_null", True)
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        return validate_http_url(value, max_length=self.url_max_length)
-
-
-NUMERIC_STRING = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)", re.ASCII)
-
-
-@extend_schema_field(
-    {
-        "oneOf": [
-            {"type": "string", "pattern": r"^[0-9]{1,18}(\.[0-9]{1,2})?$", "example": "1000.00"},
-            {"type": "number", "minimum": 0.01, "maximum": 1e17},
-        ],
-        "description": "Decimal, at most two places, greater than zero",
-    }
-)
-class AmountField(serializers.DecimalField):
-    def __init__(self, **kwargs):
-        super().__init__(max_digits=20, decimal_places=2, min_value=Decimal("0.01"), **kwargs)
-
-    def to_internal_value(self, data):
-        if isinstance(data, bool):
-            self.fail("invalid")
-        # Decimal() itself also takes "1_000", "1e3" and other scripts' digits; a
-        # numeric string here is plain ASCII digits with an optional point.
-        if isinstance(data, str) and not NUMERIC_STRING.fullmatch(data.strip()):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class ClientOrderIdField(serializers.CharField):
-    def __init__(self, **kwargs):
-        super().__init__(min_length=1, max_length=64, trim_whitespace=False, **kwargs)
+from . import selectors, services
+from .models import OrderStatus
+from .receipts import receipt_response, render_receipt
+from .render import render_order, render_orders, render_trader_order, render_trader_orders
 
 
 def _day_before(moment: datetime) -> datetime:
@@ -116,6 +65,78 @@ class OrderCreateIn(serializers.Serializer):
     return_url = HttpUrlField()
     customer_bank = serializers.CharField(required=False, allow_null=True, max_length=30)
 
+    def validate_webhook_url(self, value):
+        """A URL the delivery guard would refuse is refused now, so the merchant learns
+        it at once rather than from failed deliveries."""
+        if value and not settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS:
+            try:
+                resolve_target(value)
+            except DeliveryRefused as exc:
+                raise serializers.ValidationError(f"Webhooks cannot be delivered there: {exc}")
+        return value
+
+
+# Null and nothing else, given the property's own schema (a nullable string); not
+# written as an enum, which the enum postprocessing would lift into an empty component.
+NULL_ONLY = {"not": {"type": "string"}}
+
+
+def _given(*names: str) -> dict:
+    """JSON Schema: each of `names` is present and not null."""
+    return {"required": list(names), "properties": {n: {"not": {"enum": [None]}} for n in names}}
+
+
+class OrderCreateInScheme(OpenApiSerializerExtension):
+    """The rules between fields of an order request, in the schema: exactly one way of choosing the method; nspk_code only with
+    method_type; customer_account null for Buy and required for Sell; the aggregate SBP
+    (method_type SBP without nspk_code) only for Buy."""
+
+    target_class = OrderCreateIn
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        if direction != "request":
+            return schema
+        schema["properties"]["customer_bank"]["pattern"] = any_case_pattern(
+            sorted(services.CUSTOMER_BANKS)
+        )
+        schema["allOf"] = [
+            {"anyOf": [_given("payment_method_id"), _given("method_type")]},
+            {"not": _given("payment_method_id", "method_type")},
+            {"anyOf": [{"not": _given("nspk_code")}, _given("method_type")]},
+            {
+                "oneOf": [
+                    {
+                        "properties": {
+                            "order_side": {"enum": ["Buy"]},
+                            "customer_account": NULL_ONLY,
+                        }
+                    },
+                    {
+                        "properties": {
+                            "order_side": {"enum": ["Sell"]},
+                            "customer_account": {"type": "string", "minLength": 1},
+                        },
+                        "required": ["customer_account"],
+                        "not": {
+                            "properties": {
+                                "method_type": {"enum": ["SBP"]},
+                                "nspk_code": NULL_ONLY,
+                            },
+                            "required": ["method_type"],
+                        },
+                    },
+                ]
+            },
+        ]
+        schema["description"] = (
+            "Exactly one of payment_method_id and method_type; nspk_code only with "
+            "method_type. Buy: customer_account null. Sell: customer_account required "
+            "(SBP: a Russian phone number, +7 and 10 digits; BankCard: 16 to 19 digits "
+            "passing the Luhn check), and not the aggregate SBP method."
+        )
+        return schema
+
 
 class OrderOut(serializers.Serializer):
     id = serializers.CharField()
@@ -143,24 +164,32 @@ class OrderOut(serializers.Serializer):
     created_at = serializers.CharField()
     updated_at = serializers.CharField()
     expires_at = serializers.CharField()
+    receipts_count = serializers.IntegerField()
+    livemode = serializers.BooleanField()
 
 
-OrderEnvelope = inline_serializer(
-    "OrderResponse",
-    {
-        "success": serializers.BooleanField(),
-        "message": serializers.CharField(),
-        "order": OrderOut(),
-    },
-)
-OrderPage = inline_serializer(
-    "OrderPage",
-    {
-        "success": serializers.BooleanField(),
-        "message": serializers.CharField(),
-        "orders": page_schema("OrderPageBody", OrderOut(many=True)),
-    },
-)
+def order_envelopes(prefix: str, item: type[serializers.Serializer]):
+    """The {success, message, order} and {success, message, orders: page} schemas."""
+    envelope = inline_serializer(
+        f"{prefix}Response",
+        {
+            "success": serializers.BooleanField(),
+            "message": serializers.CharField(),
+            "order": item(),
+        },
+    )
+    page = inline_serializer(
+        f"{prefix}Page",
+        {
+            "success": serializers.BooleanField(),
+            "message": serializers.CharField(),
+            "orders": page_schema(f"{prefix}PageBody", item(many=True)),
+        },
+    )
+    return envelope, page
+
+
+OrderEnvelope, OrderPage = order_envelopes("Order", OrderOut)
 
 
 class OrderListQuery(page_query(10), DateRangeMixin):
@@ -171,23 +200,13 @@ class OrderListQuery(page_query(10), DateRangeMixin):
     sort = serializers.ChoiceField(choices=["asc", "desc"], default="desc")
 
 
-def filter_status(qs, status: str | None):
-    """Filter by the status as shown: a Pending order past expiry counts as Expired."""
-    if not status:
-        return qs
-    now = timezone.now()
-    if status == OrderStatus.PENDING:
-        return qs.filter(status=OrderStatus.PENDING, expires_at__gt=now)
-    if status == OrderStatus.EXPIRED:
-        return qs.filter(
-            Q(status=OrderStatus.EXPIRED) | Q(status=OrderStatus.PENDING, expires_at__lte=now)
-        )
-    return qs.filter(status=status)
-
-
 class OrderCollectionView(TerminalAPIView):
     @extend_schema(
-        operation_id="order_create", request=OrderCreateIn, responses={201: OrderEnvelope}
+        operation_id="order_create",
+        request=OrderCreateIn,
+        responses={201: OrderOut},
+        description="Creates an order and answers 201 with the bare Order object (no "
+        "success/message wrapper, unlike the lookups).",
     )
     def post(self, request):
         return idempotent(request, self, lambda: self._create(request))
@@ -235,17 +254,16 @@ class OrderCollectionView(TerminalAPIView):
                 "start_date must not be after end_date",
                 errors={"start_date": ["Must not be after end_date"]},
             )
-        qs = Order.objects.filter(
-            terminal=self.terminal, created_at__gte=start, created_at__lte=end
+        qs = selectors.order_list(
+            terminal=self.terminal,
+            start=start,
+            end=end,
+            payment_method_id=q.get("payment_method_id"),
+            order_side=q.get("order_side"),
+            status=q.get("status"),
+            sort_by=q["sort_by"],
+            descending=q["sort"] == "desc",
         )
-        if "payment_method_id" in q:
-            method_uuid = parse_uuid(q["payment_method_id"])
-            qs = qs.filter(method_id=method_uuid) if method_uuid else qs.none()
-        if q.get("order_side"):
-            qs = qs.filter(side=q["order_side"])
-        qs = filter_status(qs, q.get("status"))
-        prefix = "-" if q["sort"] == "desc" else ""
-        qs = qs.select_related("method").order_by(f"{prefix}{q['sort_by']}", f"{prefix}id")
         return Response(
             ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_orders))
         )
@@ -264,10 +282,8 @@ class OrderSearchByClientIdView(TerminalAPIView):
     )
     def get(self, request):
         q = parse_query(SearchByClientIdQuery, request)
-        rows = list(
-            Order.objects.filter(terminal=self.terminal, client_order_id=q["id"])
-            .select_related("method")
-            .order_by("-created_at", "-id")[: q["size"]]
+        rows = selectors.orders_by_client_order_id(
+            terminal=self.terminal, client_order_id=q["id"], size=q["size"]
         )
         # Always one page: total counts what that page holds.
         page = {
@@ -280,33 +296,47 @@ class OrderSearchByClientIdView(TerminalAPIView):
         return Response(ok(orders=page))
 
 
-def order_of_terminal(terminal, order_id) -> Order:
-    order_uuid = parse_uuid(order_id)
-    order = (
-        Order.objects.select_related("method").filter(pk=order_uuid, terminal=terminal).first()
-        if order_uuid
-        else None
-    )
-    if order is None:
-        raise NotFound("Order not found", code="order_not_found")
-    return order
-
-
 class OrderDetailView(TerminalAPIView):
     @extend_schema(operation_id="order_get", responses=OrderEnvelope)
     def get(self, request, order_id):
-        return Response(ok(order=render_order(order_of_terminal(self.terminal, order_id))))
+        order = selectors.order_of_terminal(terminal=self.terminal, order_id=order_id)
+        return Response(ok(order=render_order(order)))
 
 
 class OrderCancelView(TerminalAPIView):
     @extend_schema(operation_id="order_cancel", request=None, responses=OrderEnvelope)
     def post(self, request, order_id):
-        order = order_of_terminal(self.terminal, order_id)
+        order = selectors.order_of_terminal(terminal=self.terminal, order_id=order_id)
         order = services.order_cancel(order_id=order.pk, actor=f"merchant:{self.terminal.pk}")
         return Response(ok(order=render_order(order)))
 
 
 # --- Traders' API -----------------------------------------------------------------------
+
+
+class TraderOrderOut(serializers.Serializer):
+    """What a trader needs to pay or receive; nothing of the merchant's."""
+
+    id = serializers.CharField()
+    order_side = serializers.ChoiceField(choices=Side.choices)
+    currency = serializers.CharField()
+    amount = serializers.CharField()
+    paid_amount = serializers.CharField(allow_null=True)
+    status = serializers.ChoiceField(choices=OrderStatus.choices)
+    method_id = serializers.CharField()
+    method_name = serializers.CharField()
+    method_type = serializers.CharField()
+    requisite_id = serializers.CharField(allow_null=True)
+    holder_name = serializers.CharField()
+    holder_account = serializers.CharField()
+    customer_account = serializers.CharField(allow_null=True, help_text="Sell only")
+    customer_bank = serializers.CharField(allow_null=True, help_text="Sell only")
+    created_at = serializers.CharField()
+    updated_at = serializers.CharField()
+    expires_at = serializers.CharField()
+
+
+TraderOrderEnvelope, TraderOrderPage = order_envelopes("TraderOrder", TraderOrderOut)
 
 
 class TraderOrderListQuery(page_query(10)):
@@ -318,42 +348,73 @@ class TraderOrderListView(TraderAPIView):
     @extend_schema(
         operation_id="trader_order_list",
         parameters=[TraderOrderListQuery],
-        responses=OrderPage,
+        responses=TraderOrderPage,
     )
     def get(self, request):
         q = parse_query(TraderOrderListQuery, request)
-        qs = Order.objects.filter(trader=self.trader)
-        if q.get("order_side"):
-            qs = qs.filter(side=q["order_side"])
-        qs = (
-            filter_status(qs, q.get("status"))
-            .select_related("method")
-            .order_by("-created_at", "-id")
+        qs = selectors.trader_order_list(
+            trader=self.trader, order_side=q.get("order_side"), status=q.get("status")
         )
         return Response(
-            ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_orders))
+            ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_trader_orders))
         )
-
-
-def order_of_trader(trader, order_id) -> Order:
-    order_uuid = parse_uuid(order_id)
-    order = Order.objects.filter(pk=order_uuid, trader=trader).first() if order_uuid else None
-    if order is None:
-        raise NotFound("Order not found", code="order_not_found")
-    return order
 
 
 class TraderOrderConfirmView(TraderAPIView):
-    @extend_schema(operation_id="trader_order_confirm", request=None, responses=OrderEnvelope)
+    @extend_schema(operation_id="trader_order_confirm", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
-        order = order_of_trader(self.trader, order_id)
+        order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
         order = services.order_confirm(order_id=order.pk, actor=f"trader:{self.trader.pk}")
-        return Response(ok(order=render_order(order)))
+        return Response(ok(order=render_trader_order(order)))
 
 
 class TraderOrderCancelView(TraderAPIView):
-    @extend_schema(operation_id="trader_order_cancel", request=None, responses=OrderEnvelope)
+    @extend_schema(operation_id="trader_order_cancel", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
-        order = order_of_trader(self.trader, order_id)
+        order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
         order = services.order_cancel(order_id=order.pk, actor=f"trader:{self.trader.pk}")
-        return Response(ok(order=render_order(order)))
+        return Response(ok(order=render_trader_order(order)))
+
+
+class TraderOrderReceiptsView(TraderAPIView):
+    @extend_schema(
+        operation_id="trader_order_receipts",
+        request=None,
+        responses=inline_serializer(
+            "ReceiptList",
+            {
+                "success": serializers.BooleanField(),
+                "message": serializers.CharField(),
+                "receipts": inline_serializer(
+                    "Receipt",
+                    {
+                        "id": serializers.CharField(),
+                        "content_type": serializers.CharField(),
+                        "size": serializers.IntegerField(),
+                        "uploaded_at": serializers.CharField(),
+                    },
+                    many=True,
+                ),
+            },
+        ),
+    )
+    def get(self, request, order_id):
+        order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
+        receipts = [render_receipt(r) for r in selectors.receipts_of_order(order=order)]
+        return Response(ok(receipts=receipts))
+
+
+class TraderOrderReceiptView(TraderAPIView):
+    @extend_schema(
+        operation_id="trader_order_receipt",
+        request=None,
+        responses={
+            (200, "image/*"): OpenApiTypes.BINARY,
+            (200, "application/pdf"): OpenApiTypes.BINARY,
+        },
+        description="The receipt's bytes as a download (`Content-Disposition: attachment`), "
+        "with the content type judged from them when it was uploaded: an image or a PDF.",
+    )
+    def get(self, request, order_id, receipt_id):
+        order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
+        return receipt_response(selectors.receipt_of_order(order=order, receipt_id=receipt_id))

@@ -3,3 +3,22 @@ from django.apps import AppConfig
 
 class OrdersConfig(AppConfig):
     name = "orders"
+
+    def ready(self):
+        from paymentsvc import metrics
+
+        from .gauges import orders_overdue_count, orders_pending_count
+
+        metrics.gauge_at_scrape(
+            "paymentsvc_orders_pending", "Orders Pending now.", orders_pending_count
+        )
+        metrics.gauge_at_scrape(
+            "paymentsvc_orders_pending_overdue",
+            "Orders still Pending after their expiry (the expiry sweep is behind).",
+            orders_overdue_count,
+        )
+        from paymentsvc.auth import register_key_lookup
+
+        from .key_lookup import trader_key_for_digest
+
+        register_key_lookup("trader", trader_key_for_digest)

@@ -26,8 +26,9 @@ from .models import Order, OrderStatus, Requisite, Trader
 UNIQUE_AMOUNT_STEPS = 10  # amount .. amount + 9, in whole steps of 1
 
 
-def concrete_methods(method: PaymentMethod) -> list[PaymentMethod]:
-    """The bank methods an (aggregate) method stands for."""
+def concrete_methods(method: PaymentMethod, *, terminal) -> list[PaymentMethod]:
+    """The bank methods an (aggregate) method stands for on `terminal`: only those
+    enabled on it, as for a method named directly."""
     if not method.is_aggregate:
         return [method]
     return list(
@@ -37,6 +38,8 @@ def concrete_methods(method: PaymentMethod) -> list[PaymentMethod]:
             is_aggregate=False,
             is_active=True,
             nspk_code__isnull=False,
+            terminals__terminal=terminal,
+            terminals__enabled=True,
         )
     )
 
@@ -60,9 +63,11 @@ class _Chunks:
     method's requisite count.
     """
 
-    def __init__(self, methods: list[PaymentMethod], side: str, amounts: list[Decimal]):
+    def __init__(
+        self, methods: list[PaymentMethod], side: str, amounts: list[Decimal], sandbox: bool
+    ):
         self.methods = {method.pk: method for method in methods}
-        self.side, self.amounts = side, amounts
+        self.side, self.amounts, self.sandbox = side, amounts, sandbox
         self.start = uuid.uuid4()
         self.after, self.wrapped = None, False
         self.loaded: list[list[Requisite]] = []
@@ -88,7 +93,13 @@ class _Chunks:
             arcs = [("e.id >= %s", [self.start]), ("e.id < %s", [self.start])]
         else:
             arcs = [("e.id > %s", [self.after]), ("e.id < %s", [self.start])]
-        rows = _slice(methods=self.methods, side=self.side, amounts=self.amounts, arcs=arcs)
+        rows = _slice(
+            methods=self.methods,
+            side=self.side,
+            amounts=self.amounts,
+            arcs=arcs,
+            sandbox=self.sandbox,
+        )
         if rows:
             self.after = rows[-1].pk
             self.wrapped = self.wrapped or rows[-1].arc == 1
@@ -98,8 +109,11 @@ class _Chunks:
         self.exhausted = len(rows) < CHUNK
 
 
-def _slice(*, methods: dict, side: str, amounts: list[Decimal], arcs: list) -> list[Requisite]:
-    """Up to CHUNK eligible requisites, taken along `arcs` (id ranges) in order, each
+def _slice(
+    *, methods: dict, side: str, amounts: list[Decimal], arcs: list, sandbox: bool
+) -> list[Requisite]:
+    """Up to CHUNK eligible requisites (of sandbox traders for a sandbox order, of live
+    ones for a live order: never across), taken along `arcs` (id ranges) in order, each
     with its live Pending count, today's turnover and, for a Buy, which candidate
     amounts it holds.
 
@@ -151,9 +165,9 @@ def _slice(*, methods: dict, side: str, amounts: list[Decimal], arcs: list) -> l
             f"SELECT * FROM (SELECT e.*, {number} AS arc"
             f" FROM {REQUISITES} e INNER JOIN {TRADERS} t ON t.id = e.trader_id"
             f" WHERE e.method_id IN ({method_list}) AND e.is_active AND t.is_active"
-            f" AND {condition} ORDER BY e.id LIMIT %s) a{number}"
+            f" AND t.sandbox = %s AND {condition} ORDER BY e.id LIMIT %s) a{number}"
         )
-        arc_params += [*(db_uuid(pk) for pk in methods), *map(db_uuid, values), CHUNK]
+        arc_params += [*(db_uuid(pk) for pk in methods), sandbox, *map(db_uuid, values), CHUNK]
     sql = f"""
         SELECT r.*,
           (SELECT COUNT(CASE WHEN o.status = %s AND o.created_at >= %s AND o.expires_at > %s
@@ -195,7 +209,7 @@ TRADERS = Trader._meta.db_table
 
 
 def candidates(
-    *, methods: list[PaymentMethod], side: str, amounts: list[Decimal]
+    *, methods: list[PaymentMethod], side: str, amounts: list[Decimal], sandbox: bool = False
 ) -> Iterator[tuple[Requisite, Decimal]]:
     """(requisite, amount) pairs free at this moment, best first.
 
@@ -203,7 +217,7 @@ def candidates(
     chunks, the least busy first within a chunk, so load spreads out and the cost of a
     match does not grow with the number of requisites a method has.
     """
-    chunks = _Chunks(methods, side, amounts)
+    chunks = _Chunks(methods, side, amounts, sandbox)
     for amount in amounts:
         for chunk in chunks:
             for requisite in chunk:

@@ -13,10 +13,19 @@ class Trader(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     name = models.CharField(max_length=200)
     is_active = models.BooleanField(default=True)
+    sandbox = models.BooleanField(
+        default=False,
+        help_text="Serves only sandbox terminals' orders (and live terminals never reach it)",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self):
         return self.name
+
+    @property
+    def livemode(self) -> bool:
+        """Live traders serve live orders only, sandbox traders sandbox ones only."""
+        return not self.sandbox
 
 
 class TraderApiKey(ApiKeyBase):
@@ -112,8 +121,15 @@ class Order(models.Model):
     webhook_url = models.CharField(max_length=512, null=True, blank=True)
     payment_link = models.CharField(max_length=1000, null=True, blank=True)
     form_url = models.CharField(max_length=500, null=True, blank=True)
+    # The terminal's mode when the order was made: an operator flipping the flag later
+    # does not move an order between live and sandbox.
+    livemode = models.BooleanField(default=True)
+    # A sandbox order's magic amount, decided at creation: what the sandbox does to it
+    # within seconds (complete, cancel, expire); null for every other order.
+    sandbox_action = models.CharField(max_length=8, null=True, blank=True)
 
     event_sequence = models.PositiveIntegerField(default=0)
+    receipts_count = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(auto_now=True)
     expires_at = models.DateTimeField()
@@ -144,7 +160,15 @@ class Order(models.Model):
                 condition=Q(status="Pending"),
             ),
             models.Index(fields=["trader", "-created_at"], name="order_trader_created"),
+            # The operators' dashboard reads a period of every terminal's orders.
+            models.Index(fields=["created_at"], name="order_created"),
             models.Index(fields=["requisite", "created_at"], name="order_requisite_created"),
+            # The sandbox sweep: Pending magic-amount orders, oldest first.
+            models.Index(
+                fields=["created_at"],
+                name="order_pending_sandbox_action",
+                condition=Q(status="Pending", sandbox_action__isnull=False),
+            ),
         ]
         constraints = [
             # A payer's transfer is recognised by its amount: one requisite never has
@@ -171,3 +195,21 @@ class Order(models.Model):
     def shown_status(self) -> str:
         """Never shown as Pending after expires_at, even before the sweep has run."""
         return OrderStatus.EXPIRED if self.is_overdue else self.status
+
+
+class Receipt(models.Model):
+    """A payer's receipt for an order, attached on the payment page. Stored privately
+    (default storage: a local directory outside any URL, or a private bucket)."""
+
+    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="receipts")
+    file = models.FileField(upload_to="receipts/%Y/%m/", max_length=300)
+    content_type = models.CharField(max_length=100)
+    size = models.PositiveIntegerField()
+    original_name = models.CharField(max_length=255, blank=True)
+    uploaded_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["uploaded_at", "id"]
+
+    def __str__(self):
+        return self.original_name or self.file.name

@@ -33,6 +33,8 @@ def render_order(order: Order) -> dict:
         "created_at": iso_utc(order.created_at),
         "updated_at": iso_utc(order.updated_at),
         "expires_at": iso_utc(order.expires_at),
+        "receipts_count": order.receipts_count,
+        "livemode": order.livemode,
     }
     if order.form_url:
         data["form_url"] = order.form_url
@@ -41,3 +43,35 @@ def render_order(order: Order) -> dict:
 
 def render_orders(orders) -> list[dict]:
     return [render_order(o) for o in orders]
+
+
+def render_trader_order(order: Order) -> dict:
+    """The Order as its trader sees it: what to pay or receive, and
+    nothing that is the merchant's (no webhook, form or redirect URLs, no client order
+    id or user id, nothing naming the merchant or its terminal, no merchant fees)."""
+    method = order.method
+    is_sell = order.side == "Sell"
+    return {
+        "id": str(order.id),
+        "order_side": order.side,
+        "currency": order.currency,
+        "amount": money_str(order.amount),
+        "paid_amount": money_str(order.paid_amount) if order.paid_amount is not None else None,
+        "status": order.shown_status,
+        "method_id": str(order.method_id),
+        "method_name": method.name,
+        "method_type": method.method_type,
+        "requisite_id": str(order.requisite_id) if order.requisite_id else None,
+        "holder_name": order.holder_name,
+        "holder_account": order.holder_account,
+        # Where a Sell's money goes; a Buy's payer is not the trader's to know.
+        "customer_account": order.customer_account if is_sell else None,
+        "customer_bank": order.customer_bank if is_sell else None,
+        "created_at": iso_utc(order.created_at),
+        "updated_at": iso_utc(order.updated_at),
+        "expires_at": iso_utc(order.expires_at),
+    }
+
+
+def render_trader_orders(orders) -> list[dict]:
+    return [render_trader_order(o) for o in orders]

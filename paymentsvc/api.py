@@ -54,8 +54,13 @@ def page_query(default_size: int) -> type[serializers.Serializer]:
 
 
 class DateRangeMixin(serializers.Serializer):
-    start_date = serializers.DateTimeField(required=False)
-    end_date = serializers.DateTimeField(required=False)
+    # OpenAPI cannot relate two parameters; the rule is written where clients read it.
+    start_date = serializers.DateTimeField(
+        required=False, help_text="Start of the period; not after end_date (400 otherwise)."
+    )
+    end_date = serializers.DateTimeField(
+        required=False, help_text="End of the period; not before start_date (400 otherwise)."
+    )
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
@@ -73,7 +78,8 @@ def parse_query(serializer_class, request, *, many_fields: tuple[str, ...] = ())
         if key in many_fields:
             values = []
             for raw in request.query_params.getlist(key):
-                values.extend(v for v in raw.split(",") if v != "")
+                # An empty item ("", "SBP,") is refused by the field like any unknown value.
+                values.extend(raw.split(","))
             data[key] = values
         else:
             data[key] = request.query_params.get(key)

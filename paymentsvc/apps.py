@@ -1,4 +1,19 @@
+from pathlib import Path
+
 from django.apps import AppConfig
+from django.conf import settings
+
+
+def settings_dirs() -> list:
+    """The local directories the settings point at: made when Django starts (here,
+    not at import, so importing settings never touches the disk)."""
+    dirs = [settings.VAR_DIR, settings.STATIC_ROOT]
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3" and database["NAME"] != ":memory:":
+        dirs.append(Path(database["NAME"]).parent)
+    options = settings.CELERY_BROKER_TRANSPORT_OPTIONS
+    dirs += [options[k] for k in ("data_folder_in", "processed_folder") if k in options]
+    return dirs
 
 
 class PaymentsvcConfig(AppConfig):
@@ -7,3 +22,6 @@ class PaymentsvcConfig(AppConfig):
 
     def ready(self):
         from . import schema  # noqa: F401 - registers the OpenAPI authentication extensions
+
+        for directory in settings_dirs():
+            Path(directory).mkdir(parents=True, exist_ok=True)

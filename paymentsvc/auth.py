@@ -1,17 +1,43 @@
 """X-API-Key authentication. Terminal keys and trader keys are separate key spaces:
-a terminal key on a trader route (or the reverse) is simply an invalid key."""
+a terminal key on a trader route (or the reverse) is simply an invalid key.
 
+Core owns no keys: each app that does registers a look-up for its key space
+(`register_key_lookup`, from its AppConfig.ready), so `paymentsvc` imports no app.
+
+Failed attempts (no key, or a wrong one) are counted per client address; past
+AUTH_FAILURE_RATE_LIMIT the address is refused with 429 before any database look-up,
+whatever key it sends, until its window passes. Other addresses are not affected."""
+
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
+from django.core.cache import cache
 from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication
-from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
+from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated, Throttled
+from rest_framework.permissions import SAFE_METHODS
 
+from . import logs
+from .client_address import client_address
 from .keys import digests_match, hash_key
+from .rates import parse_rate
 
 HEADER = "HTTP_X_API_KEY"
 LAST_USED_RESOLUTION = timedelta(minutes=5)
+
+# digest -> the key row (with its owner loaded), or None when there is no usable key
+# (unknown, or its owner deactivated).
+KeyLookup = Callable[[str], object | None]
+_lookups: dict[str, KeyLookup] = {}
+
+
+def register_key_lookup(kind: str, lookup: KeyLookup) -> None:
+    """`kind` names both the key space and the key's owner attribute ("terminal",
+    "trader")."""
+    _lookups[kind] = lookup
 
 
 @dataclass
@@ -22,25 +48,57 @@ class Principal:
     is_authenticated: bool = True
 
 
-def _raw_key(request) -> str:
-    raw = request.META.get(HEADER, "").strip()
-    if not raw:
-        raise NotAuthenticated("API key is required", code="api_key_required")
-    return raw
+def _id(obj) -> str | None:
+    return None if obj is None else str(obj.pk)
+
+
+class AuthRateLimited(Throttled):
+    default_code = "auth_rate_limited"
+
+
+def _failure_window(address: str) -> tuple[str, int, float]:
+    rate = parse_rate(settings.AUTH_FAILURE_RATE_LIMIT, name="AUTH_FAILURE_RATE_LIMIT")
+    now = time.time()
+    window = int(now // rate.seconds)
+    wait = (window + 1) * rate.seconds - now
+    return f"authfail:{address}:{window}", rate.count, wait
+
+
+def _refuse_if_over_limit(address: str) -> None:
+    key, limit, wait = _failure_window(address)
+    if (cache.get(key) or 0) >= limit:
+        raise AuthRateLimited(wait=max(1, int(wait + 0.999)))
+
+
+def _count_failure(address: str) -> None:
+    key, _, wait = _failure_window(address)
+    try:
+        cache.incr(key)
+    except ValueError:  # the window's first failure
+        if not cache.add(key, 1, timeout=int(wait) + 1):
+            cache.incr(key)
 
 
 class _KeyAuthentication(BaseAuthentication):
-    def lookup(self, digest: str):
-        raise NotImplementedError
+    kind = ""
 
     def authenticate(self, request):
-        raw = _raw_key(request)
+        address = client_address(request)
+        _refuse_if_over_limit(address)
+        raw = request.META.get(HEADER, "").strip()
+        if not raw:
+            _count_failure(address)
+            raise NotAuthenticated("API key is required", code="api_key_required")
         digest = hash_key(raw)
-        key = self.lookup(digest)
+        key = _lookups[self.kind](digest)
         if key is None or key.revoked_at is not None or not digests_match(key.key_hash, digest):
+            _count_failure(address)
             raise AuthenticationFailed("Invalid API key", code="invalid_api_key")
-        self.touch(key)
-        return self.principal(key, digest), key
+        if request.method not in SAFE_METHODS:  # a GET writes nothing, not even this
+            self.touch(key)
+        principal = Principal(**{self.kind: getattr(key, self.kind)}, key_hash=digest)
+        logs.bind(terminal_id=_id(principal.terminal), trader_id=_id(principal.trader))
+        return principal, key
 
     @staticmethod
     def touch(key) -> None:
@@ -54,30 +112,8 @@ class _KeyAuthentication(BaseAuthentication):
 
 
 class TerminalKeyAuthentication(_KeyAuthentication):
-    def lookup(self, digest):
-        from finance.models import ApiKey
-
-        key = (
-            ApiKey.objects.select_related("terminal", "terminal__client")
-            .filter(key_hash=digest)
-            .first()
-        )
-        if key is not None and not key.terminal.is_active:
-            return None
-        return key
-
-    def principal(self, key, digest):
-        return Principal(terminal=key.terminal, key_hash=digest)
+    kind = "terminal"
 
 
 class TraderKeyAuthentication(_KeyAuthentication):
-    def lookup(self, digest):
-        from orders.models import TraderApiKey
-
-        key = TraderApiKey.objects.select_related("trader").filter(key_hash=digest).first()
-        if key is not None and not key.trader.is_active:
-            return None
-        return key
-
-    def principal(self, key, digest):
-        return Principal(trader=key.trader, key_hash=digest)
+    kind = "trader"

@@ -1,8 +1,9 @@
 """The error contract: every failure under /api/ is
 {"success": false, "message": ..., "code": ...} (+ "errors" for validation).
 
-Services raise `ServiceError` subclasses; the DRF exception handler below is the one
-place that turns them (and DRF's own exceptions) into responses.
+Services raise `ServiceError` subclasses carrying a code; the DRF exception handler
+below is the one place that turns them (and DRF's own exceptions) into responses,
+with the status and default message the catalogue (error_codes.py) gives the code.
 """
 
 import logging
@@ -12,73 +13,72 @@ from django.http import Http404, JsonResponse
 from rest_framework import exceptions as drf
 from rest_framework.response import Response
 
+from .error_codes import ErrorCode, message_for, status_for
+
 logger = logging.getLogger(__name__)
 
 
 class ServiceError(Exception):
-    status = 400
-    code = "bad_request"
-    message = "Bad request"
+    """A domain error: it carries a code; the status and the default message come
+    from the catalogue (error_codes.py)."""
 
-    def __init__(self, message: str | None = None, *, code: str | None = None, errors=None):
-        self.message = message or self.message
+    code: ErrorCode = ErrorCode.BAD_REQUEST
+
+    def __init__(self, message: str | None = None, *, code: ErrorCode | None = None, errors=None):
         if code:
             self.code = code
+        self.message = message or message_for(self.code)
         self.errors = errors
         super().__init__(self.message)
 
+    @property
+    def status(self) -> int:
+        return status_for(self.code)
+
 
 class InvalidRequest(ServiceError):
-    status = 400
-    code = "validation_error"
-    message = "Invalid request"
+    code = ErrorCode.VALIDATION_ERROR
 
 
 class NotFound(ServiceError):
-    status = 404
-    code = "not_found"
-    message = "Not found"
+    code = ErrorCode.NOT_FOUND
 
 
 class Forbidden(ServiceError):
-    status = 403
-    code = "forbidden"
-    message = "Forbidden"
+    code = ErrorCode.FORBIDDEN
 
 
 class Conflict(ServiceError):
-    status = 409
-    code = "conflict"
-    message = "Conflict"
+    code = ErrorCode.CONFLICT
 
 
 class InsufficientFunds(ServiceError):
-    status = 402
-    code = "insufficient_funds"
-    message = "Insufficient funds"
+    code = ErrorCode.INSUFFICIENT_FUNDS
 
 
 class TooManyRequests(ServiceError):
-    status = 429
-    code = "too_many_requests"
-    message = "Too many requests"
+    code = ErrorCode.TOO_MANY_REQUESTS
 
 
 class NoAvailableTraders(ServiceError):
-    status = 500
-    code = "no_available_traders"
-    message = "No available traders that match order requirements"
+    code = ErrorCode.NO_AVAILABLE_TRADERS
 
 
-def error_body(status: int, message: str, code: str, errors=None) -> dict:
-    body = {"success": False, "message": message, "code": code}
+def error_body(message: str, code: str, errors=None) -> dict:
+    body = {"success": False, "message": message, "code": str(code)}
     if errors:
         body["errors"] = errors
     return body
 
 
-def error_response(status: int, message: str, code: str, errors=None) -> JsonResponse:
-    return JsonResponse(error_body(status, message, code, errors), status=status)
+def error_response(
+    code: ErrorCode, message: str | None = None, *, errors=None, status: int | None = None
+) -> JsonResponse:
+    """An error answered outside DRF's handler; the status is the code's unless given."""
+    return JsonResponse(
+        error_body(message or message_for(code), code, errors),
+        status=status or status_for(code),
+    )
 
 
 def _flatten(detail, prefix=""):
@@ -116,8 +116,7 @@ def _validation_message(errors: dict[str, list[str]]) -> str:
 def api_exception_handler(exc, context):
     headers = {}
     if isinstance(exc, ServiceError):
-        body = error_body(exc.status, exc.message, exc.code, exc.errors)
-        return Response(body, status=exc.status)
+        return Response(error_body(exc.message, exc.code, exc.errors), status=exc.status)
     if isinstance(exc, Http404):
         exc = drf.NotFound()
     elif isinstance(exc, PermissionDenied):
@@ -129,26 +128,30 @@ def api_exception_handler(exc, context):
     if isinstance(exc, drf.ValidationError):
         errors = _flatten(exc.detail)
         return Response(
-            error_body(400, _validation_message(errors), "validation_error", errors), status=400
+            error_body(_validation_message(errors), ErrorCode.VALIDATION_ERROR, errors),
+            status=status_for(ErrorCode.VALIDATION_ERROR),
         )
     if isinstance(exc, drf.NotAuthenticated | drf.AuthenticationFailed):
         message, code = str(exc.detail), exc.get_codes()
         headers["WWW-Authenticate"] = "X-API-Key"
     elif isinstance(exc, drf.Throttled):
         wait = int(exc.wait or 1)
-        message, code = f"Request rate limit exceeded. Retry in {wait} seconds", "rate_limited"
+        limited = exc.default_code == ErrorCode.AUTH_RATE_LIMITED
+        code = ErrorCode.AUTH_RATE_LIMITED if limited else ErrorCode.RATE_LIMITED
+        message = f"{message_for(code)}. Retry in {wait} seconds"
         headers["Retry-After"] = str(wait)
     elif isinstance(exc, drf.MethodNotAllowed):
-        message, code = str(exc.detail), "method_not_allowed"
+        message, code = str(exc.detail), ErrorCode.METHOD_NOT_ALLOWED
     elif isinstance(exc, drf.ParseError):
-        message, code = str(exc.detail), "malformed_request"
+        message, code = str(exc.detail), ErrorCode.MALFORMED_REQUEST
     elif isinstance(exc, drf.UnsupportedMediaType):
-        message, code = str(exc.detail), "unsupported_media_type"
+        message, code = str(exc.detail), ErrorCode.UNSUPPORTED_MEDIA_TYPE
     elif isinstance(exc, drf.NotFound):
-        message, code = "Not found", "not_found"
+        code = ErrorCode.NOT_FOUND
+        message = message_for(code)
     else:
         message = str(exc.detail) if not isinstance(exc.detail, dict | list) else exc.default_detail
         code = exc.default_code
     if not isinstance(code, str):
         code = exc.default_code
-    return Response(error_body(status, message, code), status=status, headers=headers)
+    return Response(error_body(message, code), status=status, headers=headers)

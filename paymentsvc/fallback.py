@@ -1,6 +1,7 @@
 from django.urls import Resolver404, resolve
 from django.views.decorators.csrf import csrf_exempt
 
+from .error_codes import ErrorCode
 from .errors import error_response
 
 
@@ -20,4 +21,4 @@ def api_fallback(request, *args, **kwargs):
     if match is not None and match.func is not api_fallback:
         request.path_info = alternative
         return match.func(request, *match.args, **match.kwargs)
-    return error_response(404, "Not found", "not_found")
+    return error_response(ErrorCode.NOT_FOUND)

@@ -34,3 +34,28 @@ def http_url_problem(value: str, *, max_length: int) -> str | None:
     ):
         return "Must be a valid http(s) URL"
     return None
+
+
+NUL_MESSAGE = "Malformed request: NUL characters are not accepted"
+
+
+def holds_nul(value) -> bool:
+    """Whether a NUL character appears anywhere in `value` (strings, and the keys and
+    items of dicts and lists, however deep; walked without recursion)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if "\x00" in item:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return False
+
+
+def querydict_holds_nul(data) -> bool:
+    """The same for a Django QueryDict (every value of every key)."""
+    return any(holds_nul(key) or holds_nul(data.getlist(key)) for key in data)

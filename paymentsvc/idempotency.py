@@ -1,20 +1,63 @@
 """Idempotency-Key for the POSTs that create things (decisions §6b)."""
 
+import fcntl
 import hashlib
 import json
+import os
 from datetime import timedelta
+from pathlib import Path
 
-from django.db import IntegrityError, transaction
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
 from django.http import HttpResponse
 from django.utils import timezone
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
+from .error_codes import ErrorCode
 from .errors import ServiceError, api_exception_handler, error_response
 from .models import IdempotencyRecord
 
 HEADER = "HTTP_IDEMPOTENCY_KEY"
-STALE_AFTER = timedelta(minutes=2)
+
+
+class KeyLock:
+    """Held for the life of the request that owns a key, by something that dies with
+    it: on PostgreSQL a session advisory lock of the request's connection (freed when
+    the process or its connection dies, on every machine); on SQLite, whose database
+    is one machine's file, an flock on a per-key file (freed by the OS when the
+    process dies). A repeat that can take the lock knows the owner is gone."""
+
+    def __init__(self, scope: str, key: str):
+        digest = hashlib.sha256(f"{scope}\n{key}".encode()).digest()
+        self.number = int.from_bytes(digest[:8], "big", signed=True)
+        self.name = digest.hex()[:32]
+        self._fd = None
+
+    def acquire(self) -> bool:
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_try_advisory_lock(%s)", [self.number])
+                return bool(cursor.fetchone()[0])
+        directory = Path(settings.VAR_DIR) / "idempotency-locks"
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(directory / self.name, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True
+
+    def release(self) -> None:
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [self.number])
+        elif self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
 
 
 def _fingerprint(request) -> str:
@@ -33,7 +76,8 @@ def _fingerprint(request) -> str:
         try:
             parsed = json.loads(request.body or b"null")
             digest.update(json.dumps(parsed, sort_keys=True, separators=(",", ":")).encode())
-        except ValueError:
+        except (ValueError, RecursionError):
+            # Not JSON, or nested too deeply to read: the parser answers 400 for it.
             digest.update(request.body)
     return digest.hexdigest()
 
@@ -57,6 +101,58 @@ def _run(request, view, handler) -> HttpResponse:
     return _render(response)
 
 
+def _in_flight() -> HttpResponse:
+    return error_response(ErrorCode.IDEMPOTENCY_IN_FLIGHT)
+
+
+def _claim(*, scope: str, key: str, fingerprint: str, lock: KeyLock):
+    """(record, None) when this request now owns the key (and holds `lock`); (None,
+    response) when the key answers for itself (replay, 422, 409)."""
+    for _attempt in range(3):
+        try:
+            with transaction.atomic():
+                record = IdempotencyRecord.objects.create(
+                    scope=scope, key=key, fingerprint=fingerprint
+                )
+            if not lock.acquire():
+                # A request that took the record over a moment ago holds it.
+                IdempotencyRecord.objects.filter(pk=record.pk, in_flight=True).delete()
+                return None, _in_flight()
+            return record, None
+        except IntegrityError:
+            record = IdempotencyRecord.objects.filter(scope=scope, key=key).first()
+        if record is None:
+            # The first request failed and removed its record after our insert
+            # collided with it: the key is free again.
+            continue
+        ttl = timedelta(seconds=settings.IDEMPOTENCY_TTL_SECONDS)
+        if record.created_at <= timezone.now() - ttl:
+            # Older than 24 hours: never replayed, whether or not the purge has run.
+            IdempotencyRecord.objects.filter(pk=record.pk, created_at=record.created_at).delete()
+            continue
+        if record.fingerprint != fingerprint:
+            return None, error_response(ErrorCode.IDEMPOTENCY_KEY_REUSED)
+        if not record.in_flight:
+            replay = HttpResponse(
+                bytes(record.body), status=record.status_code, content_type="application/json"
+            )
+            replay["Idempotent-Replayed"] = "true"
+            return None, replay
+        # The first request's work and its stored response commit together, so a
+        # record in flight whose owner's lock is free belongs to a request that died
+        # before committing anything: taking it over cannot do the work twice.
+        if not lock.acquire():
+            return None, _in_flight()
+        taken = IdempotencyRecord.objects.filter(pk=record.pk, created_at=record.created_at).update(
+            created_at=timezone.now()
+        )
+        if taken:
+            return record, None
+        lock.release()
+        return None, _in_flight()
+    return None, _in_flight()
+
+
 def idempotent(request, view, handler) -> HttpResponse:
     """Run `handler` (returning a DRF Response) at most once per Idempotency-Key."""
     key = request.META.get(HEADER)
@@ -64,10 +160,9 @@ def idempotent(request, view, handler) -> HttpResponse:
         return _run(request, view, handler)
     if not 1 <= len(key) <= 255:
         return error_response(
-            400,
+            ErrorCode.VALIDATION_ERROR,
             "Idempotency-Key must be 1 to 255 characters",
-            "validation_error",
-            {"Idempotency-Key": ["Must be 1 to 255 characters"]},
+            errors={"Idempotency-Key": ["Must be 1 to 255 characters"]},
         )
     principal = request.user
     scope = (
@@ -77,41 +172,10 @@ def idempotent(request, view, handler) -> HttpResponse:
     )
     fingerprint = _fingerprint(request)
 
-    try:
-        with transaction.atomic():
-            record = IdempotencyRecord.objects.create(scope=scope, key=key, fingerprint=fingerprint)
-    except IntegrityError:
-        record = IdempotencyRecord.objects.get(scope=scope, key=key)
-        if record.fingerprint != fingerprint:
-            return error_response(
-                422,
-                "Idempotency-Key was already used with a different request body",
-                "idempotency_key_reused",
-            )
-        if not record.in_flight:
-            replay = HttpResponse(
-                bytes(record.body), status=record.status_code, content_type="application/json"
-            )
-            replay["Idempotent-Replayed"] = "true"
-            return replay
-        # The first request's work and its stored response commit together, so a
-        # record still in flight long after it began belongs to a request that died
-        # before committing anything: taking it over cannot do the work twice.
-        if record.created_at > timezone.now() - STALE_AFTER:
-            return error_response(
-                409,
-                "A request with this Idempotency-Key is still in progress",
-                "idempotency_in_flight",
-            )
-        taken = IdempotencyRecord.objects.filter(pk=record.pk, created_at=record.created_at).update(
-            created_at=timezone.now()
-        )
-        if not taken:
-            return error_response(
-                409,
-                "A request with this Idempotency-Key is still in progress",
-                "idempotency_in_flight",
-            )
+    lock = KeyLock(scope, key)
+    record, answer = _claim(scope=scope, key=key, fingerprint=fingerprint, lock=lock)
+    if answer is not None:
+        return answer
 
     try:
         with transaction.atomic():
@@ -122,6 +186,8 @@ def idempotent(request, view, handler) -> HttpResponse:
     except BaseException:
         IdempotencyRecord.objects.filter(pk=record.pk, in_flight=True).delete()
         raise
+    finally:
+        lock.release()
     return response
 
 

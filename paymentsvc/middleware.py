@@ -1,8 +1,14 @@
 import logging
 
 from django.conf import settings
+from django.core.exceptions import SuspiciousOperation
+from django.db import DatabaseError
+from django.middleware.locale import LocaleMiddleware
+from django.utils import translation
 
+from .error_codes import ErrorCode
 from .errors import error_response
+from .formats import NUL_MESSAGE, querydict_holds_nul
 
 logger = logging.getLogger("paymentsvc.errors")
 
@@ -16,21 +22,24 @@ class ApiErrorMiddleware:
     # What an error status says when something outside our views (CSRF, the schema
     # views' own negotiation) answered it with a page of its own.
     TEXTS = {
-        403: ("Forbidden", "forbidden"),
-        404: ("Not found", "not_found"),
-        405: ("Method not allowed", "method_not_allowed"),
-        406: ("Not acceptable", "not_acceptable"),
+        403: ErrorCode.FORBIDDEN,
+        404: ErrorCode.NOT_FOUND,
+        405: ErrorCode.METHOD_NOT_ALLOWED,
+        406: ErrorCode.NOT_ACCEPTABLE,
     }
 
     def __call__(self, request):
+        if request.path.startswith("/api/") and querydict_holds_nul(request.GET):
+            # The database cannot hold a NUL; no query reaches it with one.
+            return error_response(ErrorCode.MALFORMED_REQUEST, NUL_MESSAGE)
         response = self.get_response(request)
         if (
             response.status_code >= 400
             and request.path.startswith("/api/")
             and not response.get("Content-Type", "").startswith("application/json")
         ):
-            message, code = self.TEXTS.get(response.status_code, ("Request failed", "error"))
-            replacement = error_response(response.status_code, message, code)
+            code = self.TEXTS.get(response.status_code, ErrorCode.ERROR)
+            replacement = error_response(code, status=response.status_code)
             if response.has_header("Allow"):
                 replacement["Allow"] = response["Allow"]
             return replacement
@@ -39,18 +48,13 @@ class ApiErrorMiddleware:
     def process_exception(self, request, exception):
         if not request.path.startswith("/api/"):
             return None
-        from django.core.exceptions import SuspiciousOperation
-        from django.db import DatabaseError
-
         if isinstance(exception, SuspiciousOperation):
-            return error_response(400, f"Malformed request: {exception}", "malformed_request")
+            return error_response(ErrorCode.MALFORMED_REQUEST, f"Malformed request: {exception}")
         logger.exception("Unhandled error on %s %s", request.method, request.path)
 
         if isinstance(exception, DatabaseError):
-            return error_response(
-                503, "Service temporarily unavailable, try again", "service_unavailable"
-            )
-        return error_response(500, "Internal server error", "internal_error")
+            return error_response(ErrorCode.SERVICE_UNAVAILABLE)
+        return error_response(ErrorCode.INTERNAL_ERROR)
 
 
 class SecurityHeadersMiddleware:
@@ -78,3 +82,20 @@ class SecurityHeadersMiddleware:
         response.setdefault("Permissions-Policy", "camera=(), microphone=(), geolocation=()")
         response.setdefault("Cross-Origin-Opener-Policy", "same-origin")
         return response
+
+
+class PageLocaleMiddleware(LocaleMiddleware):
+    """Django's language negotiation for pages (the admin in Russian for an operator
+    whose browser asks for it); the API's messages stay English for every client."""
+
+    def process_request(self, request):
+        if request.path.startswith("/api/"):
+            translation.activate(settings.LANGUAGE_CODE)
+            request.LANGUAGE_CODE = settings.LANGUAGE_CODE
+            return
+        super().process_request(request)
+
+    def process_response(self, request, response):
+        if request.path.startswith("/api/"):
+            return response
+        return super().process_response(request, response)

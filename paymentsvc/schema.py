@@ -1,6 +1,8 @@
 """OpenAPI pieces drf-spectacular cannot infer: our key authentication and the
 error body every operation may answer with."""
 
+import re
+
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import inline_serializer
@@ -89,3 +91,120 @@ class TraderKeyScheme(OpenApiAuthenticationExtension):
             "name": "X-API-Key",
             "description": "A trader's API key",
         }
+
+
+# No string the API takes may hold a NUL character (the database cannot store one):
+# every free-text string in the schema says so with a pattern.
+NO_NUL_PATTERN = r"^[^\x00]*$"
+
+
+def _forbid_nul(node) -> None:
+    if isinstance(node, dict):
+        if (
+            node.get("type") == "string"
+            and not {"enum", "pattern", "format"} & node.keys()
+            and node.get("readOnly") is not True
+        ):
+            node["pattern"] = NO_NUL_PATTERN
+        for value in node.values():
+            _forbid_nul(value)
+    elif isinstance(node, list):
+        for value in node:
+            _forbid_nul(value)
+
+
+def forbid_nul_hook(result, generator, request, public):
+    """drf-spectacular postprocessing hook: NUL-free strings in requests (parameters
+    and request bodies; response components are left as they are)."""
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            if isinstance(operation, dict):
+                _forbid_nul(operation.get("parameters", []))
+                _forbid_nul(operation.get("requestBody", {}))
+    for name, component in result.get("components", {}).get("schemas", {}).items():
+        if name.endswith("Request"):
+            _forbid_nul(component)
+    return result
+
+
+IDEMPOTENT_OPERATIONS = {"order_create", "form_create", "dispute_create"}
+REPLAYED_HEADER = {
+    "Idempotent-Replayed": {
+        "schema": {"type": "string", "enum": ["true"]},
+        "description": "Present on a repeat with the same Idempotency-Key and body: the "
+        "first request's stored response, status and body byte for byte.",
+    }
+}
+RETRY_AFTER_HEADER = {
+    "Retry-After": {
+        "schema": {"type": "integer", "minimum": 0},
+        "description": "Seconds until the request rate allows another request (sent "
+        "with the request-rate 429; the anti-fraud 429 has none).",
+    }
+}
+IDEMPOTENCY_NOTE = (
+    "\n\nAn optional `Idempotency-Key` request header (1 to 255 characters, kept 24 "
+    "hours per terminal) makes a repeat return the first response with "
+    "`Idempotent-Replayed: true`; the same key with another body is 422 "
+    "`idempotency_key_reused`, a repeat while the first runs is 409 "
+    "`idempotency_in_flight`."
+)
+
+
+# What a creation's 201 leads to (OpenAPI links): the order it made can be read and
+# cancelled, a form session and a dispute can be found by their ids.
+LINKS = {
+    "order_create": {
+        "GetOrder": {"operationId": "order_get", "parameters": {"order_id": "$response.body#/id"}},
+        "CancelOrder": {
+            "operationId": "order_cancel",
+            "parameters": {"order_id": "$response.body#/id"},
+        },
+        "FindOrderByClientOrderId": {
+            "operationId": "order_search_by_client_order_id",
+            "parameters": {"id": "$response.body#/client_order_id"},
+        },
+    },
+    "form_create": {
+        "SearchFormSession": {
+            "operationId": "form_search",
+            "parameters": {"session_id": "$response.body#/form_data/session_id"},
+        }
+    },
+    "dispute_create": {
+        "SearchDispute": {
+            "operationId": "dispute_search",
+            "parameters": {"dispute_id": "$response.body#/dispute_id"},
+        }
+    },
+}
+
+
+def response_headers_hook(result, generator, request, public):
+    """drf-spectacular postprocessing hook: the response headers the API sends and
+    the links from what a creation returns to the operations that use it."""
+    for path in result.get("paths", {}).values():
+        for operation in path.values():
+            if not isinstance(operation, dict):
+                continue
+            responses = operation.get("responses", {})
+            if operation.get("operationId") in IDEMPOTENT_OPERATIONS:
+                operation["description"] = operation.get("description", "") + IDEMPOTENCY_NOTE
+                for response in responses.values():
+                    response.setdefault("headers", {}).update(REPLAYED_HEADER)
+            links = LINKS.get(operation.get("operationId"))
+            if links and "201" in responses:
+                responses["201"]["links"] = links
+            if "429" in responses:
+                responses["429"].setdefault("headers", {}).update(RETRY_AFTER_HEADER)
+    return result
+
+
+def any_case_pattern(values) -> str:
+    """A pattern for `values` in any letter case, surrounding spaces allowed (how the
+    server reads enum-like strings such as button_name)."""
+    alternatives = "|".join(
+        "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in value)
+        for value in values
+    )
+    return rf"^\s*(?:{alternatives})\s*$"

@@ -10,11 +10,20 @@ from urllib.parse import urlsplit
 
 import environ
 
-BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(environ.Env().str("VAR_DIR", default=str(BASE_DIR / "var")))
+from .rates import parse_rate
 
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+# `.env` first: every setting below (VAR_DIR included) may come from it. Variables
+# already in the environment win over the file.
 env = environ.Env()
-env.read_env(BASE_DIR / ".env") if (BASE_DIR / ".env").exists() else None
+ENV_FILE = Path(env.str("ENV_FILE", default=str(BASE_DIR / ".env")))
+if ENV_FILE.exists():
+    env.read_env(ENV_FILE)
+
+# Databases, the embedded broker, the file cache and uploads live here. Nothing is
+# created at import: PaymentsvcConfig.ready() makes the directories (settings_dirs).
+VAR_DIR = Path(env.str("VAR_DIR", default=str(BASE_DIR / "var")))
 
 DEBUG = env.bool("DEBUG", default=False)
 
@@ -41,6 +50,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "django_otp",
+    "django_otp.plugins.otp_totp",
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -50,17 +61,23 @@ INSTALLED_APPS = [
     "orders",
     "forms_ui",
     "disputes",
+    "operators",
+    "demo",
 ]
 
 MIDDLEWARE = [
+    "paymentsvc.observability.RequestObservabilityMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "paymentsvc.middleware.ApiErrorMiddleware",
     "paymentsvc.middleware.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "paymentsvc.middleware.PageLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django_otp.middleware.OTPMiddleware",
+    "paymentsvc.admin_site.OperatorAdminMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -84,7 +101,6 @@ TEMPLATES = [
 ]
 
 # --- Database -------------------------------------------------------------------
-VAR_DIR.mkdir(parents=True, exist_ok=True)
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers queue on the database lock instead of failing with "database is locked":
@@ -128,11 +144,15 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# API and admin speak English; the payer's form picks Russian or English itself.
+# The API speaks English whatever the client asks; the admin follows the operator's
+# browser (Accept-Language, else English); the payer's form picks Russian or English
+# itself (Russian by default).
 LANGUAGE_CODE = "en"
 LANGUAGES = [("ru", "Русский"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
+# Dates and times in the admin: one format, with the zone named (see admin_site.py).
+FORMAT_MODULE_PATH = ["paymentsvc.locale_formats"]
 USE_I18N = True
 USE_TZ = True
 
@@ -140,7 +160,6 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT.mkdir(exist_ok=True)
 STORAGES = {
     # Dispute evidence: private. Local files live outside any served URL; with
     # S3 settings they go to a private bucket.
@@ -183,7 +202,11 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Payment Orders Service API",
     "DESCRIPTION": "Payment orders (Buy and Sell), the hosted payment form, disputes and "
-    "finance queries. Every merchant request carries the `X-API-Key` header of a terminal.",
+    "finance queries. Every merchant request carries the `X-API-Key` header of a terminal. "
+    "A NUL character anywhere in a request (a query parameter, a form field, a JSON key or "
+    "value, also of fields not listed here) is 400 `malformed_request`. Requests with a "
+    "missing or invalid key count against `AUTH_FAILURE_RATE_LIMIT` per client address "
+    "(default 60/min); past it, 429 `auth_rate_limited` with `Retry-After`.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
@@ -191,6 +214,19 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The form takes only Buy; orders take Buy and Sell.
+    "ENUM_NAME_OVERRIDES": {
+        "OrderSideEnum": "finance.models.Side",
+        "OrderStatusEnum": "orders.models.OrderStatus",
+        "FormOrderSideEnum": [("Buy", "Buy")],
+        "EventTypeEnum": "webhooks.models.EventType",
+        "DeliveryStatusEnum": "webhooks.models.DeliveryState",
+    },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "paymentsvc.schema.forbid_nul_hook",
+        "paymentsvc.schema.response_headers_hook",
+    ],
 }
 
 # --- Business settings (decisions.md) -----------------------------------------------------
@@ -201,14 +237,14 @@ FORM_SEARCH_RETRY_SECONDS = env.int("FORM_SEARCH_RETRY_SECONDS", default=3)
 FORM_SESSION_TTL_SECONDS = env.int("FORM_SESSION_TTL_SECONDS", default=30 * 60)
 ANTIFRAUD_MAX_PENDING_PER_USER = env.int("ANTIFRAUD_MAX_PENDING_PER_USER", default=3)
 API_RATE_LIMIT = env.str("API_RATE_LIMIT", default="1200/min")
-# Checked at start-up: a typo here must not turn every request into an error.
-_rate_count, _, _rate_unit = API_RATE_LIMIT.strip().partition("/")
-if not _rate_count.strip().isdigit() or (
-    _rate_unit.strip() and _rate_unit.strip()[0].lower() not in "smhd"
-):
-    raise environ.ImproperlyConfigured(
-        f"API_RATE_LIMIT must look like 1200/min, not {API_RATE_LIMIT!r}"
-    )
+# Failed X-API-Key authentications allowed per client address (product §17).
+AUTH_FAILURE_RATE_LIMIT = env.str("AUTH_FAILURE_RATE_LIMIT", default="60/min")
+# The proxies whose X-Forwarded-For is believed (the same variable gunicorn reads).
+FORWARDED_ALLOW_IPS = [
+    ip.strip()
+    for ip in env.str("FORWARDED_ALLOW_IPS", default="127.0.0.1").split(",")
+    if ip.strip()
+]
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", default=DEBUG)
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
@@ -232,8 +268,6 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"max_retries": 0}
 if CELERY_BROKER_URL.startswith("filesystem://"):
     # The embedded default: one machine, no server; same tasks, same beat schedule.
     _queue_dir = VAR_DIR / "broker"
-    (_queue_dir / "queue").mkdir(parents=True, exist_ok=True)
-    (_queue_dir / "processed").mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_TRANSPORT_OPTIONS |= {
         "data_folder_in": str(_queue_dir / "queue"),
         "data_folder_out": str(_queue_dir / "queue"),
@@ -283,15 +317,66 @@ CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0 if DEBUG else 31536000)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = not DEBUG
 SECURE_HSTS_PRELOAD = not DEBUG
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
-ADMIN_LOGIN_MAX_FAILURES = env.int("ADMIN_LOGIN_MAX_FAILURES", default=5)
-ADMIN_LOGIN_LOCKOUT_SECONDS = env.int("ADMIN_LOGIN_LOCKOUT_SECONDS", default=900)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$", r"^metrics$"]
+# Failed admin sign-ins per (user name, client address) pair before that pair is locked
+# out for the rest of the window; an address alone gets four times as many, and the
+# user name alone is never locked. ADMIN_LOGIN_MAX_FAILURES and
+# ADMIN_LOGIN_LOCKOUT_SECONDS still set the two halves.
+ADMIN_LOGIN_RATE_LIMIT = env.str(
+    "ADMIN_LOGIN_RATE_LIMIT",
+    default=f"{env.int('ADMIN_LOGIN_MAX_FAILURES', default=5)}"
+    f"/{env.int('ADMIN_LOGIN_LOCKOUT_SECONDS', default=900)}s",
+)
+# Staff sign in with a TOTP code as well as a password; `make run`'s demo mode turns it off.
+ADMIN_2FA = env.bool("ADMIN_2FA", default=not DEBUG)
+OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default="paymentsvc")
+# The admin shows times in the operators' zone, named beside them; the API stays UTC.
+OPERATOR_TIME_ZONE = env.str("OPERATOR_TIME_ZONE", default="Europe/Moscow")
 
+# Checked at start-up, through the one parser the throttles use: a typo here must not
+# turn every request into an error.
+for _name in ("API_RATE_LIMIT", "AUTH_FAILURE_RATE_LIMIT", "ADMIN_LOGIN_RATE_LIMIT"):
+    try:
+        parse_rate(globals()[_name], name=_name)
+    except ValueError as exc:
+        raise environ.ImproperlyConfigured(str(exc)) from None
+
+# --- Observability (product.md §15, docs/operations.md) -----------------------------------
+# With a token, /metrics wants `Authorization: Bearer <token>` from anywhere; without
+# one it answers only clients on this machine.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+
+# One JSON object per line, from web, worker and beat alike (Celery keeps its hands
+# off logging: paymentsvc.logs). Every line carries the request id and what is known
+# of the request; keys, secrets and account numbers are masked by the formatter.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {"context": {"()": "paymentsvc.logs.ContextFilter"}},
+    "formatters": {
+        "json": {
+            "()": "paymentsvc.logs.JsonFormatter",
+            "timestamp": "time",
+            "fmt": [
+                "levelname",
+                "name",
+                "message",
+                "request_id",
+                "terminal_id",
+                "trader_id",
+                "route",
+                "task",
+            ],
+            "rename_fields": {"levelname": "level", "name": "logger"},
+        }
+    },
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["context"]}
+    },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"django.server": {"level": "WARNING"}},
+    "loggers": {
+        # Django's own handlers (plain text in DEBUG) give way to the JSON one.
+        "django": {"handlers": [], "level": "INFO", "propagate": True},
+        "django.server": {"handlers": [], "level": "WARNING", "propagate": True},
+    },
 }

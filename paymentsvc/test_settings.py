@@ -8,8 +8,13 @@ os.environ.setdefault("SECURE_SSL_REDIRECT", "false")
 os.environ.setdefault("SESSION_COOKIE_SECURE", "false")
 os.environ.setdefault("CSRF_COOKIE_SECURE", "false")
 os.environ.setdefault("WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true")
+# Admin tests sign in with force_login; the two-factor tests turn ADMIN_2FA on themselves.
+os.environ.setdefault("ADMIN_2FA", "false")
 # Tests send far more than a merchant would from one key; the rate-limit test lowers it.
 os.environ.setdefault("API_RATE_LIMIT", "1000000/min")
+# Metrics in the test process's own registry; the multiprocess test sets its own dir.
+os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
+os.environ.setdefault("AUTH_FAILURE_RATE_LIMIT", "1000000/min")
 os.environ.setdefault(
     "VAR_DIR", os.path.join(os.path.dirname(os.path.dirname(__file__)), "var", "test")
 )

@@ -8,19 +8,9 @@ from django.conf import settings
 from django.core.cache import cache
 from rest_framework.throttling import BaseThrottle
 
+from .rates import parse_rate
+
 logger = logging.getLogger(__name__)
-
-_PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
-def parse_rate(rate: str) -> tuple[int, int]:
-    """'1200/min', '20/s', '100/hour', '5000/day' (a unit word by its first letter);
-    a bare number is per minute."""
-    count, _, period = rate.strip().partition("/")
-    unit = period.strip().lower()[:1] or "m"
-    if unit not in _PERIODS:
-        raise ValueError(f"API_RATE_LIMIT: unknown period in {rate!r}")
-    return int(count), _PERIODS[unit]
 
 
 def _count(key: str, period: int) -> int:
@@ -38,7 +28,8 @@ class ApiKeyRateThrottle(BaseThrottle):
     def allow_request(self, request, view):
         principal = getattr(request, "user", None)
         ident = getattr(principal, "key_hash", "") or self.get_ident(request)
-        limit, period = parse_rate(settings.API_RATE_LIMIT)
+        rate = parse_rate(settings.API_RATE_LIMIT, name="API_RATE_LIMIT")
+        limit, period = rate.count, rate.seconds
         now = time.time()
         window = int(now // period)
         key = f"rl:{ident[:32]}:{window}"

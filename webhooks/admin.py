@@ -1,11 +1,20 @@
 """Operators' view of webhooks: every event with its deliveries and the log of every
 attempt, and a resend that goes through delivery_resend."""
 
+import json
+
 from django.contrib import admin, messages
 from django.contrib.admin.utils import quote
-from django.urls import reverse
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.urls import path, reverse
+from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.timezone import localtime
 
+from paymentsvc.admin_pages import ReadOnlyPageMixin, short_id
 from paymentsvc.formats import parse_uuid
 
 from . import services
@@ -42,6 +51,83 @@ def _search(queryset, search_term, *, event, order, url=None):
     return queryset.none()
 
 
+def _attempt_rows(attempts) -> str:
+    return format_html_join(
+        "",
+        "<li>{} · {} · {} ms{}</li>",
+        (
+            (
+                a.started_at.isoformat(timespec="seconds"),
+                f"HTTP {a.status_code}" if a.status_code else "no answer",
+                a.duration_ms,
+                format_html(" · {}", a.error) if a.error else "",
+            )
+            for a in attempts
+        ),
+    )
+
+
+def _resend_button(delivery, back: str) -> str:
+    # The admin's change page is already a form carrying the CSRF token: the button
+    # posts it to the resend view instead of the page's own action.
+    url = reverse("admin:webhooks_webhookdelivery_resend", args=[delivery.pk])
+    return format_html(
+        '<button type="submit" class="button" formmethod="post" formaction="{}?{}" '
+        'data-testid="resend-delivery-{}">Resend</button>',
+        url,
+        urlencode({"next": back}),
+        delivery.pk,
+    )
+
+
+def order_history(*, order_id, back: str) -> str:
+    """An order's history for its admin pages: every event, newest first, with who
+    caused it, and each delivery with its attempts and a resend button. `back` is the
+    page a resend returns to."""
+    events = list(
+        WebhookEvent.objects.filter(order_id=order_id)
+        .order_by("-sequence")
+        .prefetch_related("deliveries__attempt_log")
+    )
+    if not events:
+        return "No event yet."
+    rows = []
+    for event in events:
+        deliveries = format_html_join(
+            "",
+            "<div><a href='{}'>{}</a> <b>{}</b> {}<ul>{}</ul></div>",
+            (
+                (
+                    reverse("admin:webhooks_webhookdelivery_change", args=[d.pk]),
+                    d.url,
+                    d.state,
+                    _resend_button(d, back),
+                    _attempt_rows(sorted(d.attempt_log.all(), key=lambda a: a.started_at)),
+                )
+                for d in sorted(event.deliveries.all(), key=lambda d: d.pk)
+            ),
+        )
+        rows.append(
+            format_html(
+                "<tr data-testid='event-{}'><td>{}</td><td><a href='{}'>{}</a></td><td>{}</td>"
+                "<td>{}</td><td>{}</td></tr>",
+                event.sequence,
+                event.sequence,
+                reverse("admin:webhooks_webhookevent_change", args=[quote(event.pk)]),
+                event.type,
+                event.actor,
+                event.created_at.isoformat(timespec="seconds"),
+                deliveries or "no webhook target",
+            )
+        )
+    head = format_html_join(
+        "", "<th>{}</th>", ((c,) for c in ["#", "event", "actor", "time", "deliveries"])
+    )
+    return format_html(
+        "<table><tr>{}</tr>{}</table>", head, format_html_join("", "{}", ((r,) for r in rows))
+    )
+
+
 def _resend(request, deliveries) -> None:
     count = 0
     for delivery in deliveries:
@@ -51,21 +137,33 @@ def _resend(request, deliveries) -> None:
 
 
 @admin.register(WebhookEvent)
-class WebhookEventAdmin(admin.ModelAdmin):
+class WebhookEventAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "type",
-        "order_id",
+        "order_short_id",
         "sequence",
+        "actor",
         "terminal",
         "delivery_states",
         "created_at",
     ]
-    list_filter = ["type", "deliveries__state", "terminal"]
+    list_filter = ["type", "actor", "deliveries__state", "terminal"]
     search_fields = ["=id", "=order_id"]
     date_hierarchy = "created_at"
     inlines = [DeliveryInline]
-    fields = ["id", "terminal", "order_id", "type", "sequence", "created_at", "body", "attempt_log"]
+    fields = [
+        "id",
+        "terminal",
+        "order_id",
+        "type",
+        "sequence",
+        "actor",
+        "livemode",
+        "created_at",
+        "pretty_body",
+        "attempt_log",
+    ]
     readonly_fields = fields
     actions = ["resend"]
 
@@ -83,9 +181,24 @@ class WebhookEventAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
+    @admin.display(description="order", ordering="order_id")
+    def order_short_id(self, obj):
+        return short_id(obj.order_id)
+
     @admin.display(description="deliveries")
     def delivery_states(self, obj):
         return ", ".join(d.state for d in obj.deliveries.all()) or "-"
+
+    @admin.display(description="body (as signed and sent, shown indented)")
+    def pretty_body(self, obj):
+        try:
+            text = json.dumps(json.loads(obj.body), indent=2, ensure_ascii=False)
+        except ValueError:
+            text = obj.body
+        return format_html(
+            '<pre style="white-space:pre-wrap;max-height:32em;overflow:auto;margin:0">{}</pre>',
+            text,
+        )
 
     @admin.display(description="delivery log")
     def attempt_log(self, obj):
@@ -106,7 +219,7 @@ class WebhookEventAdmin(admin.ModelAdmin):
                     reverse("admin:webhooks_webhookdelivery_change", args=[a.delivery_id]),
                     a.delivery.url,
                     a.number,
-                    a.started_at.isoformat(timespec="seconds"),
+                    date_format(localtime(a.started_at), "DATETIME_FORMAT"),
                     a.status_code or "-",
                     a.duration_ms,
                     a.error or "-",
@@ -136,7 +249,7 @@ class AttemptInline(admin.TabularInline):
 
 
 @admin.register(WebhookDelivery)
-class WebhookDeliveryAdmin(admin.ModelAdmin):
+class WebhookDeliveryAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     list_display = [
         "id",
         "event_link",
@@ -186,6 +299,33 @@ class WebhookDeliveryAdmin(admin.ModelAdmin):
     @admin.display(description="type", ordering="event__type")
     def event_type(self, obj):
         return obj.event.type
+
+    def get_urls(self):
+        return [
+            path(
+                "<int:delivery_id>/resend/",
+                self.admin_site.admin_view(self.resend_view),
+                name="webhooks_webhookdelivery_resend",
+            ),
+            *super().get_urls(),
+        ]
+
+    def resend_view(self, request, delivery_id):
+        """The resend button of the order and dispute pages."""
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        if not self.has_change_permission(request):
+            raise PermissionDenied
+        delivery = get_object_or_404(WebhookDelivery, pk=delivery_id)
+        services.delivery_resend(delivery=delivery)
+        self.log_change(request, delivery, "Resent through the admin")
+        messages.success(request, f"Delivery {delivery.pk} to {delivery.url} queued to send now.")
+        back = request.GET.get("next", "")
+        if not url_has_allowed_host_and_scheme(
+            back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        ):
+            back = reverse("admin:webhooks_webhookdelivery_change", args=[delivery.pk])
+        return HttpResponseRedirect(back)
 
     @admin.action(description="Resend selected deliveries now", permissions=["change"])
     def resend(self, request, queryset):

@@ -3,3 +3,19 @@ from django.apps import AppConfig
 
 class WebhooksConfig(AppConfig):
     name = "webhooks"
+
+    def ready(self):
+        from paymentsvc import metrics
+
+        from .gauges import deliveries_due_count, deliveries_oldest_due_seconds
+
+        metrics.gauge_at_scrape(
+            "paymentsvc_webhook_deliveries_due",
+            "Webhook deliveries whose next attempt is due now and not yet made.",
+            deliveries_due_count,
+        )
+        metrics.gauge_at_scrape(
+            "paymentsvc_webhook_deliveries_oldest_due_seconds",
+            "Seconds the longest-waiting due webhook delivery has waited (0: none due).",
+            deliveries_oldest_due_seconds,
+        )

@@ -27,8 +27,10 @@ from django.db.models import Q
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
+from finance.services import terminal_webhook_secrets
+from paymentsvc import metrics
+
 from .models import DeliveryState, WebhookAttempt, WebhookDelivery
-from .services import enqueue_deliveries
 
 logger = logging.getLogger(__name__)
 
@@ -177,6 +179,15 @@ async def _post(url: str, headers: dict, body: bytes) -> tuple[int, bytes]:
         resolver.shutdown(wait=False)
 
 
+def sign(terminal, msg_id: str, timestamp: datetime, body: str) -> str:
+    """Standard Webhooks' header: one `v1,` signature per secret that signs now,
+    space-separated; a receiver accepts the message if any of them verifies."""
+    return " ".join(
+        Webhook(secret).sign(msg_id, timestamp, body)
+        for secret in terminal_webhook_secrets(terminal=terminal)
+    )
+
+
 def _send(delivery: WebhookDelivery) -> tuple[int | None, str, str]:
     """(status code or None, error, response excerpt)."""
     event = delivery.event
@@ -187,9 +198,7 @@ def _send(delivery: WebhookDelivery) -> tuple[int | None, str, str]:
             "User-Agent": USER_AGENT,
             "webhook-id": event.id,
             "webhook-timestamp": str(int(timestamp.timestamp())),
-            "webhook-signature": Webhook(event.terminal.webhook_secret).sign(
-                event.id, timestamp, event.body
-            ),
+            "webhook-signature": sign(event.terminal, event.id, timestamp, event.body),
         }
         status_code, excerpt = asyncio.run(_post(delivery.url, headers, event.body.encode()))
     except DeliveryRefused as exc:
@@ -242,7 +251,8 @@ def _outcome_record(
         "updated_at": timezone.now(),
     }
     if not error:
-        update["state"] = DeliveryState.SUCCEEDED
+        update["state"] = DeliveryState.DELIVERED
+        update["delivered_at"] = timezone.now()
     elif attempts <= len(schedule):
         update["next_attempt_at"] = timezone.now() + timedelta(seconds=schedule[attempts - 1])
     else:
@@ -262,22 +272,18 @@ def _outcome_record(
         kept = WebhookDelivery.objects.filter(pk=delivery.pk, locked_until=claimed_until).update(
             **update
         )
-    if error:
-        logger.info("Webhook delivery %s attempt %s failed: %s", delivery.pk, attempts, error)
+    state = update.get("state", DeliveryState.PENDING)
+    metrics.webhook_delivery_attempted(state=state)
+    logger.info(
+        "Webhook delivery %s attempt %s: %s (event %s, HTTP %s, %d ms)%s",
+        delivery.pk,
+        attempts,
+        state,
+        delivery.event_id,
+        status_code,
+        duration_ms,
+        f": {error}" if error else "",
+    )
     if not kept:
         logger.warning("Webhook delivery %s: claim lost before the outcome was saved", delivery.pk)
-    return update.get("state", DeliveryState.PENDING)
-
-
-def deliveries_requeue_due(*, limit: int = 500) -> int:
-    """The sweep: queue every delivery that is due and not claimed by a live worker.
-    It is also what sends retries: a failed attempt only moves next_attempt_at."""
-    now = timezone.now()
-    due = list(
-        WebhookDelivery.objects.filter(state=DeliveryState.PENDING, next_attempt_at__lte=now)
-        .filter(Q(locked_until__isnull=True) | Q(locked_until__lt=now))
-        .order_by("next_attempt_at")
-        .values_list("pk", flat=True)[:limit]
-    )
-    enqueue_deliveries(due)
-    return len(due)
+    return state

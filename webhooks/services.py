@@ -1,55 +1,50 @@
 import json
-import logging
-import time
 
 from django.db import transaction
 from django.utils import timezone
 
+from finance.services import terminal_webhook_secret_rotate, terminal_webhook_urls_set
+from paymentsvc.actors import actor_kind
 from paymentsvc.formats import iso_utc
+from paymentsvc.livemode import livemode_of
 
 from .models import DeliveryState, WebhookDelivery, WebhookEvent, new_event_id
-
-logger = logging.getLogger(__name__)
-
-
-# After a failed publish, requests stop trying the broker for a while: a broker that
-# is down costs one slow connection attempt per process per pause, not one per order.
-BROKER_PAUSE_SECONDS = 15
-_broker_paused_until = 0.0
+from .tasks import enqueue_deliveries
 
 
-def enqueue_deliveries(delivery_ids: list[int]) -> None:
-    """Hand deliveries to the broker. If it is down, nothing is lost: the rows are
-    already committed and the periodic sweep queues them again."""
-    global _broker_paused_until
-    from .tasks import deliver_webhook
-
-    if time.monotonic() < _broker_paused_until:
-        return
-    for delivery_id in delivery_ids:
-        try:
-            deliver_webhook.apply_async(args=[delivery_id], retry=False)
-        except Exception as exc:
-            _broker_paused_until = time.monotonic() + BROKER_PAUSE_SECONDS
-            logger.warning(
-                "Broker unavailable (%s); %d delivery(ies) left to the sweep",
-                exc,
-                len(delivery_ids),
-            )
-            return
+def terminal_livemode(terminal) -> bool:
+    """Live unless a sandbox terminal (paymentsvc.livemode's one rule): for events
+    that belong to no order."""
+    return livemode_of(terminal)
 
 
 def event_record(
-    *, terminal, order_id, event_type: str, sequence: int, data: dict, webhook_url: str | None
+    *,
+    terminal,
+    order_id,
+    event_type: str,
+    sequence: int,
+    data: dict,
+    webhook_url: str | None,
+    actor: str,
+    livemode: bool | None = None,
 ) -> WebhookEvent:
-    """Write an event and its deliveries in the caller's transaction; queue on commit."""
+    """Write an event and its deliveries in the caller's transaction; queue on commit.
+    The event is stored whether or not there is a target: it is the order's history.
+    `livemode` is the order's own (kept from its creation); without it, the
+    terminal's."""
     now = timezone.now()
     event_id = new_event_id()
+    kind = actor_kind(actor)
+    if livemode is None:
+        livemode = terminal_livemode(terminal)
     payload = {
         "id": event_id,
         "type": event_type,
         "created_at": iso_utc(now),
         "sequence": sequence,
+        "livemode": livemode,
+        "actor": kind,
         "data": data,
     }
     event = WebhookEvent.objects.create(
@@ -58,13 +53,18 @@ def event_record(
         order_id=order_id,
         type=event_type,
         sequence=sequence,
+        actor=kind,
+        livemode=livemode,
         payload=payload,
         body=json.dumps(payload, separators=(",", ":"), ensure_ascii=False),
         created_at=now,
     )
     targets = [webhook_url] if webhook_url else list(dict.fromkeys(terminal.webhook_urls or []))
     deliveries = WebhookDelivery.objects.bulk_create(
-        [WebhookDelivery(event=event, url=url, next_attempt_at=now) for url in targets]
+        [
+            WebhookDelivery(event=event, terminal=terminal, url=url, next_attempt_at=now)
+            for url in targets
+        ]
     )
     ids = [d.pk for d in deliveries]
     if ids:
@@ -73,22 +73,27 @@ def event_record(
 
 
 def delivery_resend(*, delivery: WebhookDelivery) -> WebhookDelivery:
-    """An operator's resend: due now, as a fresh pending delivery with the same id."""
+    """Send a delivery again now, whatever its state (delivered and failed alike):
+    the same event, so the same webhook-id, with a fresh timestamp and signature made
+    at send time. The attempt is logged like any other."""
     with transaction.atomic():
         WebhookDelivery.objects.filter(pk=delivery.pk).update(
-            state=DeliveryState.PENDING, next_attempt_at=timezone.now(), locked_until=None
+            state=DeliveryState.PENDING,
+            next_attempt_at=timezone.now(),
+            locked_until=None,
+            updated_at=timezone.now(),
         )
         transaction.on_commit(lambda: enqueue_deliveries([delivery.pk]), robust=True)
     delivery.refresh_from_db()
     return delivery
 
 
-def webhook_secret_rotate(*, terminal):
-    """A new signing secret for the terminal. Every attempt from now on is signed with
-    it, retries of older events included (signatures are made at send time), so the
-    merchant switches verification to the new secret when it is handed over."""
-    from finance.services import terminal_webhook_secret_rotate
+def webhook_secret_rotate(*, terminal) -> str:
+    """A new signing secret for the terminal, returned once. The old one keeps signing
+    beside it for 24 h (both signatures are sent), so the merchant switches
+    verification to the new secret without losing an event."""
+    return terminal_webhook_secret_rotate(terminal=terminal)
 
-    with transaction.atomic():
-        terminal_webhook_secret_rotate(terminal=terminal)
-    return terminal
+
+def webhook_urls_set(*, terminal, urls: list[str]) -> list[str]:
+    return terminal_webhook_urls_set(terminal=terminal, urls=urls)

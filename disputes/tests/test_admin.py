@@ -166,7 +166,7 @@ def test_staff_without_dispute_permissions_cannot_download_evidence(shop, demo, 
 # --- accept and reject -----------------------------------------------------------------------
 
 
-def run_action(operator, action, disputes, comment):
+def run_action(operator, action, disputes, comment, **extra):
     start = operator.post(QUEUE, {"action": action, "_selected_action": [d.pk for d in disputes]})
     assert start.status_code == 302
     confirm_url = start["Location"]
@@ -174,12 +174,19 @@ def run_action(operator, action, disputes, comment):
     page = operator.get(confirm_url)
     assert page.status_code == 200
     assert 'name="comment"' in page.content.decode()
-    return operator.post(confirm_url, {"comment": comment}, follow=True)
+    return operator.post(confirm_url, {"comment": comment, **extra}, follow=True)
 
 
 def test_accept_asks_for_a_comment_then_completes_the_buy(shop, demo, operator):
     order, dispute = open_dispute(shop, demo, amount="800")
-    done = run_action(operator, "accept", [dispute], "Bank statement matches")
+    # 800 on an order of 1000 is 20% off: a second confirmation naming the money.
+    unconfirmed = run_action(operator, "accept", [dispute], "Bank statement matches")
+    page = unconfirmed.content.decode()
+    assert "claims 800.00 RUB on an order of 1000.00 RUB" in page
+    dispute.refresh_from_db()
+    assert not dispute.processed
+    assert Order.objects.get(pk=order["id"]).status == "Pending"
+    done = run_action(operator, "accept", [dispute], "Bank statement matches", confirm_money="on")
     assert done.status_code == 200 and "Accepted 1 dispute(s)." in done.content.decode()
     dispute.refresh_from_db()
     assert (dispute.processed, dispute.resolution, dispute.comment, dispute.resolved_by) == (
@@ -192,6 +199,13 @@ def test_accept_asks_for_a_comment_then_completes_the_buy(shop, demo, operator):
     assert (o.status, o.paid_amount) == ("Completed", Decimal("800.00"))
     assert Balance.objects.get(terminal=demo.shop).available == Decimal("100760.00")
     assert ledger_check() == []
+
+
+def test_a_claim_within_ten_percent_needs_no_second_confirmation(shop, demo, operator):
+    order, dispute = open_dispute(shop, demo, amount="950")
+    done = run_action(operator, "accept", [dispute], "ok")
+    assert "Accepted 1 dispute(s)." in done.content.decode()
+    assert Order.objects.get(pk=order["id"]).paid_amount == Decimal("950.00")
 
 
 def test_reject_asks_for_a_comment_and_moves_no_money(shop, demo, operator):

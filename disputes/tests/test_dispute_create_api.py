@@ -17,7 +17,7 @@ from django.test.client import BOUNDARY, RequestFactory, encode_multipart
 from conftest import ApiClient, buy_body, load_demo, sell_body
 from disputes.models import Dispute, DisputeFile
 from disputes.services import dispute_resolve
-from disputes.uploads import EvidenceSizeLimit
+from paymentsvc.uploads import UploadSizeLimit
 
 from . import files as f
 
@@ -128,11 +128,20 @@ def test_dispute_without_files_is_201(shop, order):
     assert response.json()["dispute_files"] == []
 
 
+@pytest.mark.parametrize("amount", ["300000.01", "99999999999999999.99"])
+def test_a_claim_above_the_methods_maximum_is_refused(shop, order, amount):
+    # Sberbank SBP takes Buy orders up to 300000.
+    response = create(shop, order["id"], amount=amount)
+    assert_error(response, 400, "dispute_amount_too_large")
+    assert "300000.00" in response.json()["message"]
+    assert_nothing_stored()
+
+
 def test_route_also_answers_with_a_trailing_slash(shop, order):
     assert create(shop, order["id"], url=URL + "/").status_code == 201
 
 
-@pytest.mark.parametrize("amount", ["0.01", "10", "10.5", "999999.99", " 12.30 "])
+@pytest.mark.parametrize("amount", ["0.01", "10", "10.5", "300000.00", " 12.30 "])
 def test_good_amounts_are_accepted(shop, order, amount):
     assert create(shop, order["id"], amount=amount).status_code == 201
     assert Dispute.objects.get().amount == Decimal(amount.strip())
@@ -372,7 +381,7 @@ def test_a_much_larger_file_is_spooled_to_disk_only_up_to_the_limit():
         "POST", URL, body, content_type=f"multipart/form-data; boundary={BOUNDARY}"
     )
     handlers = [
-        EvidenceSizeLimit(request, limit=f.MB5),
+        UploadSizeLimit(request, limit=f.MB5),
         TemporaryFileUploadHandler(request),
     ]
     parser = MultiPartParser(request.META, io.BytesIO(body), handlers)

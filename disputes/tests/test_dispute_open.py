@@ -8,13 +8,8 @@ from django.core.files.uploadedfile import TemporaryUploadedFile
 
 from conftest import buy_body
 from disputes.models import Dispute, DisputeFile
-from disputes.services import (
-    SNIFF_BYTES,
-    EvidenceStorageFull,
-    PayloadTooLarge,
-    dispute_open,
-    evidence_check,
-)
+from disputes.services import EvidenceStorageFull, PayloadTooLarge, dispute_open, evidence_check
+from paymentsvc.files import SNIFF_BYTES
 from webhooks.models import WebhookEvent
 
 from . import files as f

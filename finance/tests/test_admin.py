@@ -1,19 +1,44 @@
+from dataclasses import dataclass
 from decimal import Decimal
 
 import pytest
 
 from finance.models import ApiKey, Balance, Transaction
 from finance.services import ledger_check
+from finance.tests.factories import PaymentMethodFactory, TerminalFactory
+
+PASSWORD = "operator-test-password"
+
+
+@dataclass
+class Rows:
+    shop: object
+    closed_shop: object
+    methods: dict
+
+
+@pytest.fixture
+def rows(db, django_user_model) -> Rows:
+    """An operator, a funded terminal with three methods enabled, and an empty terminal."""
+    django_user_model.objects.create_superuser("operator", "operator@example.com", PASSWORD)
+    methods = {
+        name: PaymentMethodFactory(name=name) for name in ("Sberbank SBP", "T-Bank SBP", "Other")
+    }
+    return Rows(
+        shop=TerminalFactory(name="Demo Shop", available="100000.00", methods=methods.values()),
+        closed_shop=TerminalFactory(name="Closed Shop"),
+        methods=methods,
+    )
 
 
 def login(client):
-    assert client.login(username="operator", password="operator-demo-password")
+    assert client.login(username="operator", password=PASSWORD)
     return client
 
 
-def test_operator_tops_up_with_a_comment_through_a_ledger_transaction(client, demo):
+def test_operator_tops_up_with_a_comment_through_a_ledger_transaction(client, rows):
     login(client)
-    balance = Balance.objects.get(terminal=demo.shop)
+    balance = Balance.objects.get(terminal=rows.shop)
     response = client.post(
         f"/admin/finance/balance/{balance.pk}/adjust/", {"amount": "500.25", "comment": "Wire 42"}
     )
@@ -30,9 +55,9 @@ def test_operator_tops_up_with_a_comment_through_a_ledger_transaction(client, de
     assert ledger_check() == []
 
 
-def test_operator_cannot_withdraw_more_than_available(client, demo):
+def test_operator_cannot_withdraw_more_than_available(client, rows):
     login(client)
-    balance = Balance.objects.get(terminal=demo.closed_shop)
+    balance = Balance.objects.get(terminal=rows.closed_shop)
     response = client.post(
         f"/admin/finance/balance/{balance.pk}/adjust/", {"amount": "-1", "comment": "x"}
     )
@@ -41,7 +66,7 @@ def test_operator_cannot_withdraw_more_than_available(client, demo):
     assert not Transaction.objects.filter(balance=balance).exists()
 
 
-def test_ledger_is_read_only_in_admin(client, demo):
+def test_ledger_is_read_only_in_admin(client, rows):
     login(client)
     txn = Transaction.objects.first()
     assert (
@@ -51,11 +76,11 @@ def test_ledger_is_read_only_in_admin(client, demo):
     assert client.get("/admin/finance/transaction/add/").status_code == 403
 
 
-def test_generate_and_revoke_keys(client, demo, anonymous):
+def test_generate_and_revoke_keys(client, rows, anonymous):
     login(client)
     response = client.post(
         "/admin/finance/terminal/",
-        {"action": "generate_api_key", "_selected_action": [str(demo.closed_shop.pk)]},
+        {"action": "generate_api_key", "_selected_action": [str(rows.closed_shop.pk)]},
         follow=True,
     )
     text = response.content.decode()
@@ -69,11 +94,11 @@ def test_generate_and_revoke_keys(client, demo, anonymous):
     assert response.status_code == 401 and response.json()["message"] == "Invalid API key"
 
 
-def test_admin_pages_render(client, demo):
+def test_admin_pages_render(client, rows):
     login(client)
     for url in [
         "/admin/finance/terminal/",
-        f"/admin/finance/terminal/{demo.shop.pk}/change/",
+        f"/admin/finance/terminal/{rows.shop.pk}/change/",
         "/admin/finance/balance/",
         "/admin/finance/transaction/",
         "/admin/finance/paymentmethod/",
@@ -84,7 +109,7 @@ def test_admin_pages_render(client, demo):
         assert client.get(url).status_code == 200, url
 
 
-def test_blacklist_entries_are_normalised(client, demo):
+def test_blacklist_entries_are_normalised(client, rows):
     login(client)
     client.post(
         "/admin/finance/blacklistedaccount/add/",
@@ -142,7 +167,7 @@ def _method_form(method, ranges: list[dict], **changes) -> dict:
     return data
 
 
-def test_view_only_staff_get_no_state_changing_actions(client, demo):
+def test_view_only_staff_get_no_state_changing_actions(client, rows):
     from django.contrib.auth.models import Permission, User
 
     viewer = User.objects.create_user("viewer", password="a-long-viewer-password-1", is_staff=True)
@@ -157,76 +182,76 @@ def test_view_only_staff_get_no_state_changing_actions(client, demo):
     count = ApiKey.objects.count()
     client.post(
         "/admin/finance/terminal/",
-        {"action": "generate_api_key", "_selected_action": [str(demo.shop.pk)]},
+        {"action": "generate_api_key", "_selected_action": [str(rows.shop.pk)]},
     )
     assert ApiKey.objects.count() == count
 
 
-def test_a_key_cannot_be_moved_to_another_terminal(client, demo):
+def test_a_key_cannot_be_moved_to_another_terminal(client, rows):
     login(client)
-    key = ApiKey.objects.filter(terminal=demo.shop).first()
+    key = ApiKey.objects.filter(terminal=rows.shop).first()
     client.post(
         f"/admin/finance/apikey/{key.pk}/change/",
-        {"terminal": str(demo.closed_shop.pk), "name": "moved"},
+        {"terminal": str(rows.closed_shop.pk), "name": "moved"},
     )
     key.refresh_from_db()
-    assert key.terminal_id == demo.shop.pk
+    assert key.terminal_id == rows.shop.pk
 
 
-def test_the_webhook_secret_is_not_on_the_terminal_page(client, demo):
+def test_the_webhook_secret_is_not_on_the_terminal_page(client, rows):
     login(client)
-    page = client.get(f"/admin/finance/terminal/{demo.shop.pk}/change/").content.decode()
-    assert demo.shop.webhook_secret not in page
+    page = client.get(f"/admin/finance/terminal/{rows.shop.pk}/change/").content.decode()
+    assert rows.shop.webhook_secret not in page
     assert 'name="webhook_secret"' not in page
 
 
-def test_secrets_shown_once_stay_out_of_cookies(client, demo):
+def test_secrets_shown_once_stay_out_of_cookies(client, rows):
     login(client)
     response = client.post(
         "/admin/finance/terminal/",
-        {"action": "rotate_webhook_secret", "_selected_action": [str(demo.shop.pk)]},
+        {"action": "rotate_webhook_secret", "_selected_action": [str(rows.shop.pk)]},
     )
     assert "messages" not in response.cookies
-    demo.shop.refresh_from_db()
-    assert demo.shop.webhook_secret in client.get("/admin/finance/terminal/").content.decode()
+    rows.shop.refresh_from_db()
+    assert rows.shop.webhook_secret in client.get("/admin/finance/terminal/").content.decode()
 
 
-def test_webhook_urls_must_be_a_list_of_http_urls(client, demo):
+def test_webhook_urls_must_be_a_list_of_http_urls(client, rows):
     from finance.models import Terminal
 
     login(client)
-    base = _terminal_form(demo.shop)
+    base = _terminal_form(rows.shop)
     for bad in ['"http://127.0.0.1/x"', '["ftp://x"]', '{"a": 1}', "[1, 2]"]:
         response = client.post(
-            f"/admin/finance/terminal/{demo.shop.pk}/change/", {**base, "webhook_urls": bad}
+            f"/admin/finance/terminal/{rows.shop.pk}/change/", {**base, "webhook_urls": bad}
         )
         assert response.status_code == 200, bad  # the form again, with the error
-        assert Terminal.objects.get(pk=demo.shop.pk).webhook_urls == []
+        assert Terminal.objects.get(pk=rows.shop.pk).webhook_urls == []
     response = client.post(
-        f"/admin/finance/terminal/{demo.shop.pk}/change/",
+        f"/admin/finance/terminal/{rows.shop.pk}/change/",
         {**base, "webhook_urls": '["https://shop.example/hooks"]'},
     )
     assert response.status_code == 302
-    assert Terminal.objects.get(pk=demo.shop.pk).webhook_urls == ["https://shop.example/hooks"]
+    assert Terminal.objects.get(pk=rows.shop.pk).webhook_urls == ["https://shop.example/hooks"]
 
 
-def test_one_button_cannot_go_to_two_methods(client, demo):
+def test_one_button_cannot_go_to_two_methods(client, rows):
     from finance.models import TerminalMethod
 
     login(client)
-    links = list(TerminalMethod.objects.filter(terminal=demo.shop).order_by("pk"))
-    rows = [
+    links = list(TerminalMethod.objects.filter(terminal=rows.shop).order_by("pk"))
+    link_rows = [
         {
             "id": str(link.pk),
-            "terminal": str(demo.shop.pk),
+            "terminal": str(rows.shop.pk),
             "method": str(link.method_id),
             "enabled": "on",
             "button_name": "SberPay",
         }
         for link in links[:2]
     ]
-    data = _terminal_form(demo.shop, rows, initial=len(links))
-    response = client.post(f"/admin/finance/terminal/{demo.shop.pk}/change/", data)
+    data = _terminal_form(rows.shop, link_rows, initial=len(links))
+    response = client.post(f"/admin/finance/terminal/{rows.shop.pk}/change/", data)
     assert response.status_code == 200
     assert "given to two methods" in response.content.decode()
 
@@ -247,24 +272,40 @@ def test_one_button_cannot_go_to_two_methods(client, demo):
         ),
     ],
 )
-def test_fee_ranges_are_sane(client, demo, ranges, error):
+def test_fee_ranges_are_sane(client, rows, ranges, error):
     login(client)
-    method = demo.methods["Ozon Bank SBP"]
-    rows = [{"currency": "RUB", "fixed_fee": "0", **r} for r in ranges]
+    method = rows.methods["Other"]
+    range_rows = [{"currency": "RUB", "fixed_fee": "0", **r} for r in ranges]
     response = client.post(
-        f"/admin/finance/paymentmethod/{method.pk}/change/", _method_form(method, rows)
+        f"/admin/finance/paymentmethod/{method.pk}/change/", _method_form(method, range_rows)
     )
     assert response.status_code == 200
     assert error in response.content.decode()
 
 
 @pytest.mark.parametrize("template", ["https://b.example/?o={order_id.hex}", "https://b/{acount}"])
-def test_a_deeplink_template_that_cannot_render_is_refused(client, demo, template):
+def test_a_deeplink_template_that_cannot_render_is_refused(client, rows, template):
     login(client)
-    method = demo.methods["Ozon Bank SBP"]
+    method = rows.methods["Other"]
     response = client.post(
         f"/admin/finance/paymentmethod/{method.pk}/change/",
         _method_form(method, [], deeplink_template=template),
     )
     assert response.status_code == 200
     assert "Unknown field" in response.content.decode()
+
+
+def test_webhook_urls_are_typed_one_per_line(client, rows):
+    from finance.models import Terminal
+
+    login(client)
+    base = _terminal_form(rows.shop)
+    lines = "https://shop.example/a\r\n\r\n  https://shop.example/b  \r\n"
+    response = client.post(
+        f"/admin/finance/terminal/{rows.shop.pk}/change/", {**base, "webhook_urls": lines}
+    )
+    assert response.status_code == 302
+    terminal = Terminal.objects.get(pk=rows.shop.pk)
+    assert terminal.webhook_urls == ["https://shop.example/a", "https://shop.example/b"]
+    page = client.get(f"/admin/finance/terminal/{rows.shop.pk}/change/").content.decode()
+    assert "https://shop.example/a\nhttps://shop.example/b</textarea>" in page

@@ -5,62 +5,53 @@ from django.core.management import CommandError, call_command
 
 from finance.models import Balance
 from finance.services import balance_adjust, ledger_check
+from finance.tests.factories import TerminalFactory
+from orders.tests.factories import RequisiteFactory, buy_order, sell_order
 from paymentsvc.errors import InsufficientFunds
 
 
-def test_check_ledger_passes_on_demo_data(demo):
+@pytest.fixture
+def shop(db):
+    TerminalFactory()  # another terminal, with nothing in its ledger
+    return TerminalFactory(available="100000.00")
+
+
+def test_check_ledger_passes_when_balances_match_their_ledger(shop):
     call_command("check_ledger", verbosity=0)
     assert ledger_check() == []
 
 
-def test_check_ledger_fails_when_a_balance_drifts(demo):
-    Balance.objects.filter(terminal=demo.shop).update(available=Decimal("100000.01"))
+def test_check_ledger_fails_when_a_balance_drifts(shop):
+    Balance.objects.filter(terminal=shop).update(available=Decimal("100000.01"))
     with pytest.raises(CommandError):
         call_command("check_ledger", verbosity=0)
     assert [p.field for p in ledger_check()] == ["total"]
 
 
-def test_withdrawal_beyond_available_is_refused_and_changes_nothing(demo):
+def test_withdrawal_beyond_available_is_refused_and_changes_nothing(shop):
     with pytest.raises(InsufficientFunds):
         balance_adjust(
-            terminal_id=demo.shop.pk,
+            terminal_id=shop.pk,
             amount=Decimal("-100000.01"),
             description="too much",
             actor="op",
         )
-    assert Balance.objects.get(terminal=demo.shop).available == Decimal("100000.00")
+    assert Balance.objects.get(terminal=shop).available == Decimal("100000.00")
 
 
-def test_database_refuses_a_negative_balance(demo):
+def test_database_refuses_a_negative_balance(shop):
     from django.db import IntegrityError, transaction
 
     with pytest.raises(IntegrityError), transaction.atomic():
-        Balance.objects.filter(terminal=demo.shop).update(available=Decimal("-1"))
+        Balance.objects.filter(terminal=shop).update(available=Decimal("-1"))
 
 
-def test_seed_demo_twice_leaves_one_copy(demo):
-    from finance.models import ApiKey, PaymentMethod, Terminal, Transaction
-    from orders.models import Requisite
-
-    counts = [
-        Terminal.objects.count(),
-        ApiKey.objects.count(),
-        PaymentMethod.objects.count(),
-        Requisite.objects.count(),
-        Transaction.objects.count(),
-    ]
-    call_command("seed_demo", force=True, verbosity=0)
-    assert counts == [
-        Terminal.objects.count(),
-        ApiKey.objects.count(),
-        PaymentMethod.objects.count(),
-        Requisite.objects.count(),
-        Transaction.objects.count(),
-    ]
-    assert counts == [3, 4, 8, 10, 1]
-
-
-def test_seed_demo_refuses_with_debug_off_without_force(db, settings):
-    settings.DEBUG = False
-    with pytest.raises(CommandError):
-        call_command("seed_demo", verbosity=0)
+def test_a_pending_sell_freezes_its_amount_and_fee_and_the_ledger_still_checks(db):
+    method = RequisiteFactory().method
+    shop = TerminalFactory(available="5000.00", methods=[method])
+    buy_order(terminal=shop, method=method, amount="700.00")  # Buy moves no money yet
+    sell_order(terminal=shop, method=method, amount="1000.00")
+    balance = Balance.objects.get(terminal=shop)
+    # 1000 + 3 % + 50 fixed (the factory method's Sell range)
+    assert (balance.available, balance.frozen) == (Decimal("3920.00"), Decimal("1080.00"))
+    assert ledger_check() == []

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from conftest import ApiClient, load_demo, trader_for
+from conftest import ApiClient, trader_for
+from orders.models import Requisite
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
@@ -18,54 +19,6 @@ pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed"),
 ]
 SHOTS = os.environ.get("FORM_SCREENSHOTS_DIR")
-PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def sync_database_calls_beside_playwright():
-    # Playwright's sync API keeps an event loop in this thread; the test's own
-    # database calls are plain synchronous ones and safe here.
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    yield
-    os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-
-
-@pytest.fixture(scope="module")
-def browser(sync_database_calls_beside_playwright):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-quic",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-        )
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="ru-RU")
-    page = context.new_page()
-    page.set_default_timeout(15000)
-    yield page
-    context.close()
-
-
-@pytest.fixture
-def live(live_server, settings):
-    settings.PUBLIC_BASE_URL = live_server.url
-    settings.API_RATE_LIMIT = "1000000/min"
-    return load_demo(), live_server.url
 
 
 def shot(page, name):
@@ -98,7 +51,7 @@ def test_payer_chooses_a_method_pays_and_is_redirected(live, page):
         support_url=f"{base}/healthz?help=1",
     )
     page.goto(form["form_url"])
-    assert page.locator('[data-testid="method-option"]').count() == 7
+    assert page.locator('[data-testid="method-option"]').count() == 6  # not Ozon: no traders
     assert page.get_by_test_id("support-link").get_attribute("href") == f"{base}/healthz?help=1"
     shot(page, "1-method-choice")
 
@@ -148,21 +101,32 @@ def test_preselected_button_skips_the_method_step_and_speaks_english(live, page)
     )
 
 
-def test_no_requisites_ends_on_the_failure_screen(live, page, settings):
+def test_no_requisites_ends_on_the_failure_screen_with_ways_on(live, page, settings):
     demo, base = live
     settings.FORM_SEARCH_WINDOW_SECONDS = 1
     settings.FORM_SEARCH_RETRY_SECONDS = 1
-    form = create_form()
+    form = create_form(return_url=f"{base}/healthz?back=1")
     page.goto(form["form_url"])
+    # Every card requisite goes away while the payer looks at the list.
+    Requisite.objects.filter(method__name="Bank card").update(is_active=False)
     page.locator(
-        f'[data-testid="method-option"][data-method-id="{demo.method_id("Ozon Bank SBP")}"]'
+        f'[data-testid="method-option"][data-method-id="{demo.method_id("Bank card")}"]'
     ).click()
     page.wait_for_selector("text=Подбираем реквизиты")
     shot(page, "5-searching")
     failure = page.get_by_test_id("failure-screen")
     failure.wait_for(timeout=15000)
     assert failure.get_attribute("data-reason") == "requisites_not_found"
+    assert page.locator("[data-back-to-shop]").get_attribute("href") == f"{base}/healthz?back=1"
     shot(page, "6-requisites-not-found")
+    page.get_by_role("button", name="Выбрать другой способ").click()
+    page.locator('[data-testid="method-option"]').first.wait_for()
+    assert (
+        page.locator(
+            f'[data-testid="method-option"][data-method-id="{demo.method_id("Bank card")}"]'
+        ).count()
+        == 0
+    )
 
 
 def test_order_expiry_ends_on_the_failure_screen(live, page, settings):
@@ -226,3 +190,60 @@ def test_the_page_runs_under_its_csp_without_violations(live, page):
         Client().get("/form/status", {"session_id": form["session_id"]}).json()["state"]
         == "requisites_found"
     )
+
+
+def test_sandbox_page_shows_the_banner_and_its_button_completes_the_order(live, page):
+    response = ApiClient("demo-sandbox-key").post(
+        "/api/v1/form/create",
+        {
+            "order_data": {
+                "client_order_id": "sandbox-77",
+                "order_side": "Buy",
+                "amount": "1500.00",
+                "button_name": "SberPay",
+            }
+        },
+    )
+    assert response.status_code == 201, response.content
+    form = response.json()["form_data"]
+    page.goto(form["form_url"])
+    page.get_by_test_id("requisite-account").wait_for()
+    assert page.get_by_test_id("sandbox-banner").is_visible()
+    assert page.get_by_test_id("sandbox-decline").is_visible()
+    shot(page, "9-sandbox")
+
+    page.get_by_test_id("sandbox-complete").click()
+    page.get_by_test_id("success-screen").wait_for()
+    order_id = (
+        ApiClient("demo-sandbox-key")
+        .get("/api/v1/form/search", {"session_id": form["session_id"]})
+        .json()["items"][0]["order_id"]
+    )
+    order = ApiClient("demo-sandbox-key").get(f"/api/v1/order/{order_id}").json()["order"]
+    assert order["status"] == "Completed" and order["livemode"] is False
+    assert order["paid_amount"] == "1500.00"
+
+
+def test_sandbox_decline_button_ends_on_the_failure_screen(live, page):
+    response = ApiClient("demo-sandbox-key").post(
+        "/api/v1/form/create",
+        {"order_data": {"client_order_id": "sandbox-78", "order_side": "Buy", "amount": "1200"}},
+    )
+    form = response.json()["form_data"]
+    page.goto(form["form_url"] + "&lang=en")
+    assert page.get_by_test_id("sandbox-banner").is_visible()
+    page.locator('[data-testid="method-option"]').first.click()
+    page.get_by_test_id("paid-button").click()
+    page.get_by_test_id("sandbox-decline").click()
+    failure = page.get_by_test_id("failure-screen")
+    failure.wait_for()
+    assert failure.get_attribute("data-reason") == "cancelled"
+
+
+def test_live_pages_have_no_sandbox_banner_or_buttons(live, page):
+    form = create_form(button_name="SberPay")
+    page.goto(form["form_url"])
+    page.get_by_test_id("requisite-account").wait_for()
+    assert page.get_by_test_id("sandbox-banner").count() == 0
+    assert page.get_by_test_id("sandbox-complete").count() == 0
+    assert page.get_by_test_id("sandbox-decline").count() == 0

@@ -198,3 +198,13 @@ def test_button_of_the_form_terminal_maps_to_its_bank(form_shop, demo):
     assert response.json()["form_data"]["order_data"]["payment_method_id"] == demo.method_id(
         "VTB SBP"
     )
+
+
+def test_unknown_customer_bank_names_the_field_and_the_allowed_banks(shop, demo):
+    response = shop.post(URL, body(customer_bank="monobank"))
+    assert response.status_code == 400
+    assert response.json()["code"] == "validation_error"
+    assert response.json()["errors"] == {
+        "order_data.customer_bank": ["Allowed: alfabank, sberbank, tinkoff, vtb"]
+    }
+    assert FormSession.objects.count() == 0

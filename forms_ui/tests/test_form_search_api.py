@@ -100,3 +100,20 @@ def test_a_session_awaiting_a_choice_has_no_method_or_order(shop, demo):
     # The search window is always stated: here the one a choice made now would get.
     assert item["requisites_request_starts_at"].endswith("Z")
     assert item["requisites_request_expires_at"] > item["requisites_request_starts_at"]
+
+
+def test_search_writes_nothing_and_shows_the_implied_state(shop, demo):
+    from forms_ui.models import FormSession
+    from orders.models import Order
+
+    form = create(shop, button_name="TPay")
+    session = FormSession.objects.get(pk=form["session_id"])
+    stored = (session.state, session.updated_at)
+    # The order completes without the session being told (as before the sweep runs).
+    Order.objects.filter(pk=session.order_id).update(status="Completed")
+    assert shop.get(URL, {"state": "completed"}).json()["total"] == 1
+    assert shop.get(URL, {"state": stored[0]}).json()["total"] == 0
+    item = shop.get(URL, {"session_id": form["session_id"]}).json()["items"][0]
+    assert item["state"] == "completed"
+    session.refresh_from_db()
+    assert (session.state, session.updated_at) == stored

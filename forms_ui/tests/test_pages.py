@@ -26,8 +26,11 @@ def hooks_in(html: str) -> list[str]:
 def test_method_page_lists_methods_with_hooks(shop, client, demo):
     session = create(shop)
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
-    assert html.count('data-testid="method-option"') == 7  # every active method with a Buy range
+    # every active method with a Buy range that some trader serves (not Ozon Bank SBP)
+    assert html.count('data-testid="method-option"') == 6
     assert f'data-method-id="{demo.method_id("Sberbank SBP")}"' in html
+    assert f'data-method-id="{demo.method_id("Ozon Bank SBP")}"' not in html
+    assert "Сбербанк (СБП)" in html and "Банковская карта" in html
     assert "Legacy card" not in html
     assert 'lang="ru"' in html
 
@@ -35,7 +38,7 @@ def test_method_page_lists_methods_with_hooks(shop, client, demo):
 def test_only_methods_that_take_the_amount_are_offered(shop, client, demo):
     session = create(shop, amount="300")  # Bank card starts at 500
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
-    assert html.count('data-testid="method-option"') == 6
+    assert html.count('data-testid="method-option"') == 5
     assert f'data-method-id="{demo.method_id("Bank card")}"' not in html
     response = client.post(
         "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("Bank card")}
@@ -70,7 +73,20 @@ def test_english_on_request(shop, client):
             "/form/", {"session_id": session.pk}, headers={"Accept-Language": "en-US,en;q=0.9"}
         ).content.decode()
     )
+    # ?lang= is remembered in the language cookie; without it, Russian
+    assert "I have paid" in client.get("/form/", {"session_id": session.pk}).content.decode()
+    client.cookies.clear()
     assert "Я оплатил" in client.get("/form/", {"session_id": session.pk}).content.decode()
+
+
+def test_method_names_and_every_text_follow_the_language(shop, client, demo):
+    session = create(shop)
+    english = client.get("/form/", {"session_id": session.pk, "lang": "en"}).content.decode()
+    assert "Bank card" in english and "Choose a payment method" in english
+    assert not re.search("[а-яА-ЯёЁ]", english.replace("Русский", ""))
+    russian = client.get("/form/", {"session_id": session.pk, "lang": "ru"}).content.decode()
+    assert "Банковская карта" in russian and "Сбербанк (СБП)" in russian
+    assert "Bank card" not in russian
 
 
 def test_each_hook_appears_at_most_once(shop, client):
@@ -144,7 +160,7 @@ def bank_names(html: str) -> list[str]:
 def test_preselected_button_shows_only_that_banks_hint_and_deeplink(shop, client):
     session = create(shop, button_name="TPay")
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
-    assert bank_names(html) == ["T-Bank SBP"]
+    assert bank_names(html) == ["Т-Банк (СБП)"]
     assert "https://www.tbank.ru/mybank/payments/persons/phone/?requisiteNumber=" in html
     assert "sberbank.com" not in html
     assert "Откройте приложение Т-Банка" in html
@@ -162,7 +178,7 @@ def test_customer_bank_narrows_the_banks_to_that_one(shop, client, demo):
     session = create(shop, customer_bank="ALFABANK")
     client.post("/form/choose", {"session_id": session.pk, "method_id": demo.method_id("SBP")})
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
-    assert bank_names(html) == ["Alfa-Bank SBP"]
+    assert bank_names(html) == ["Альфа-Банк (СБП)"]  # the Russian page, Russian names
 
 
 def test_deeplink_carries_the_requisite_and_amount(shop, client):
@@ -260,3 +276,71 @@ def test_status_endpoint(shop, client):
         client.get("/form/status", {"session_id": session.pk}).json()["state"] == "requisites_found"
     )
     assert client.get("/form/status", {"session_id": "nope"}).status_code == 404
+
+
+def test_a_nul_in_the_forms_inputs_gets_the_forms_own_answer(shop, client):
+    session = create(shop)
+    sid = session.pk
+    page = client.get("/form/", {"session_id": sid + "\x00"})
+    assert page.status_code == 404 and b"<html" in page.content.lower()
+    status = client.get("/form/status", {"session_id": "\x00" + sid})
+    assert status.status_code == 404 and status.json()["code"] == "not_found"
+    paid = client.post("/form/paid", {"session_id": sid + "\x00"})
+    assert paid.status_code == 404
+    chosen = client.post("/form/choose", {"session_id": sid, "method_id": "\x00"})
+    assert chosen.status_code == 302
+    session.refresh_from_db()
+    assert session.state == "method_selection"
+
+
+def test_a_failed_search_offers_another_method_and_the_way_back(shop, client, demo, settings):
+    settings.FORM_SEARCH_WINDOW_SECONDS = 0
+    urls = {"return_url": "https://shop.example/back"}
+    session = create(shop, urls)
+    # A method no trader serves, picked by a stale page: the search ends at once.
+    client.post(
+        "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("Ozon Bank SBP")}
+    )
+    html = client.get("/form/", {"session_id": session.pk, "lang": "en"}).content.decode()
+    assert 'data-testid="failure-screen"' in html and "Choose another method" in html
+    assert 'href="https://shop.example/back" rel="noopener noreferrer" data-back-to-shop' in html
+    client.post("/form/again", {"session_id": session.pk})
+    session.refresh_from_db()
+    assert session.state == "method_selection" and session.method_id is None
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert 'data-testid="method-option"' in html
+
+
+def test_a_preselected_button_has_no_other_method_to_offer(shop, client, demo, settings):
+    settings.FORM_SEARCH_WINDOW_SECONDS = 0
+    session = create(shop, button_name="SberPay")
+    FormSession.objects.filter(pk=session.pk).update(state="requisites_not_found")
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert 'data-testid="failure-screen"' in html and "data-choose-again" not in html
+    client.post("/form/again", {"session_id": session.pk})
+    session.refresh_from_db()
+    assert session.state == "requisites_not_found"
+
+
+def test_the_qr_code_encodes_the_form_url_with_its_quiet_zone(shop, client):
+    import segno
+
+    from forms_ui.services import form_url
+
+    session = create(shop, button_name="SberPay")
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert html.count('data-testid="continue-on-phone-qr"') == 1
+    drawn = re.search(r'<svg data-testid="continue-on-phone-qr".*?</svg>', html, re.S).group(0)
+    expected = segno.make(form_url(session), error="m", micro=False)
+    path = re.search(r'class="qrline" stroke="#000" d="([^"]+)"', drawn).group(1)
+    assert path in expected.svg_inline(scale=5, border=4, dark="#000", light="#fff")
+    size = (expected.symbol_size(border=4)[0]) * 5
+    assert f'width="{size}"' in drawn  # the 4-module quiet zone is part of the element
+
+
+def test_amounts_are_written_the_russian_way(shop, client):
+    session = create(shop, amount="3100")
+    html = client.get("/form/", {"session_id": session.pk, "lang": "ru"}).content.decode()
+    assert "3\u00a0100,00\u00a0₽" in html
+    html = client.get("/form/", {"session_id": session.pk, "lang": "en"}).content.decode()
+    assert "3,100.00\u00a0₽" in html

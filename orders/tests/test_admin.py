@@ -70,3 +70,18 @@ def test_one_trader_key_is_revoked_on_its_own(operator, demo):
     )
     assert ApiClient("demo-trader-1-key").get("/api/v1/trader/orders").status_code == 401
     assert ApiClient("demo-trader-2-key").get("/api/v1/trader/orders").status_code == 200
+
+
+def test_revoking_all_keys_of_a_trader_revokes_each_and_no_other(operator, demo):
+    from conftest import ApiClient
+    from orders.models import Trader, TraderApiKey
+
+    trader = Trader.objects.get(name="Trader One")
+    response = operator.post(
+        "/admin/orders/trader/",
+        {"action": "revoke_api_keys", "_selected_action": [str(trader.pk)]},
+    )
+    assert response.status_code == 302
+    assert not TraderApiKey.objects.filter(trader=trader, revoked_at__isnull=True).exists()
+    assert ApiClient("demo-trader-1-key").get("/api/v1/trader/orders").status_code == 401
+    assert ApiClient("demo-trader-2-key").get("/api/v1/trader/orders").status_code == 200

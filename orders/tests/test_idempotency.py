@@ -1,13 +1,41 @@
-from conftest import buy_body, sell_body
+import pytest
+
 from finance.models import Balance
+from finance.tests.factories import PaymentMethodFactory, TerminalFactory
 from orders.models import Order
+from orders.tests.factories import RequisiteFactory
 from paymentsvc.models import IdempotencyRecord
+from paymentsvc.testing import ApiClient
 
 URL = "/api/v1/order/"
 
 
-def test_repeat_with_same_key_and_body_replays_byte_for_byte(shop, demo):
-    body = buy_body(demo)
+@pytest.fixture
+def method(db):
+    return RequisiteFactory().method
+
+
+@pytest.fixture
+def terminal(method):
+    return TerminalFactory(available="100000.00", methods=[method])
+
+
+@pytest.fixture
+def shop(terminal) -> ApiClient:
+    return ApiClient(terminal.raw_key)
+
+
+def buy(method, amount="1000.00") -> dict:
+    return {
+        "client_order_id": "order-1",
+        "order_side": "Buy",
+        "payment_method_id": str(method.pk),
+        "amount": str(amount),
+    }
+
+
+def test_repeat_with_same_key_and_body_replays_byte_for_byte(shop, method):
+    body = buy(method)
     first = shop.post(URL, body, headers={"Idempotency-Key": "k-1"})
     second = shop.post(URL, body, headers={"Idempotency-Key": "k-1"})
     assert first.status_code == second.status_code == 201
@@ -17,21 +45,24 @@ def test_repeat_with_same_key_and_body_replays_byte_for_byte(shop, demo):
     assert Order.objects.count() == 1
 
 
-def test_replayed_sell_reserves_once(shop, demo):
+def test_replayed_sell_reserves_once(shop, method, terminal):
+    body = {**buy(method), "order_side": "Sell", "customer_account": "+79991234567"}
     for _ in range(3):
-        shop.post(URL, sell_body(demo, amount=1000), headers={"Idempotency-Key": "sell"})
-    assert Balance.objects.get(terminal=demo.shop).frozen == 1080
+        shop.post(URL, body, headers={"Idempotency-Key": "sell"})
+    assert Balance.objects.get(terminal=terminal).frozen == 1080
 
 
-def test_same_key_with_another_body_is_422(shop, demo):
-    shop.post(URL, buy_body(demo, amount=1000), headers={"Idempotency-Key": "k"})
-    response = shop.post(URL, buy_body(demo, amount=1001), headers={"Idempotency-Key": "k"})
+def test_same_key_with_another_body_is_422(shop, method):
+    shop.post(URL, buy(method, 1000), headers={"Idempotency-Key": "k"})
+    response = shop.post(URL, buy(method, 1001), headers={"Idempotency-Key": "k"})
     assert response.status_code == 422
     assert response.json()["code"] == "idempotency_key_reused"
 
 
-def test_business_errors_are_stored_and_replayed(shop, demo):
-    body = buy_body(demo, method="Ozon Bank SBP")
+def test_business_errors_are_stored_and_replayed(terminal):
+    unmatched = PaymentMethodFactory()  # no requisites: 500 No available traders
+    shop = ApiClient(TerminalFactory(methods=[unmatched]).raw_key)
+    body = buy(unmatched)
     first = shop.post(URL, body, headers={"Idempotency-Key": "e"})
     second = shop.post(URL, body, headers={"Idempotency-Key": "e"})
     assert first.status_code == second.status_code == 500
@@ -39,28 +70,92 @@ def test_business_errors_are_stored_and_replayed(shop, demo):
     assert second["Idempotent-Replayed"] == "true"
 
 
-def test_key_in_flight_is_409(shop, demo):
-    body = buy_body(demo)
+def hold_key_lock(scope: str, key: str):
+    """Hold a key's lock from another thread (its own connection and file
+    description), as a request still running elsewhere would."""
+    import threading
+
+    from django.db import connection
+
+    from paymentsvc.idempotency import KeyLock
+
+    held, release = threading.Event(), threading.Event()
+
+    def run():
+        lock = KeyLock(scope, key)
+        try:
+            if lock.acquire():
+                held.set()
+                release.wait(30)
+                lock.release()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    assert held.wait(10)
+    return release, thread
+
+
+def test_key_in_flight_is_409(shop, method, terminal):
+    body = buy(method)
     shop.post(URL, body, headers={"Idempotency-Key": "slow"})
     IdempotencyRecord.objects.filter(key="slow").update(in_flight=True, body=None, status_code=None)
-    response = shop.post(URL, body, headers={"Idempotency-Key": "slow"})
+    release, thread = hold_key_lock(f"terminal:{terminal.pk}", "slow")
+    try:
+        response = shop.post(URL, body, headers={"Idempotency-Key": "slow"})
+    finally:
+        release.set()
+        thread.join()
     assert response.status_code == 409
     assert response.json()["code"] == "idempotency_in_flight"
 
 
-def test_keys_are_scoped_to_the_terminal(shop, closed_shop, demo):
-    a = shop.post(URL, buy_body(demo, amount=1000), headers={"Idempotency-Key": "shared"})
-    b = closed_shop.post(URL, buy_body(demo, amount=1000), headers={"Idempotency-Key": "shared"})
+def test_a_key_whose_owner_died_is_free_at_once(shop, method):
+    RequisiteFactory(method=method)  # a second requisite: the rerun can hold 1000.00 too
+    body = buy(method)
+    shop.post(URL, body, headers={"Idempotency-Key": "dead"})
+    # In flight, and nobody holds its lock: the request that owned it is gone.
+    IdempotencyRecord.objects.filter(key="dead").update(in_flight=True, body=None, status_code=None)
+    response = shop.post(URL, body, headers={"Idempotency-Key": "dead"})
+    assert response.status_code == 201, response.content
+    assert not IdempotencyRecord.objects.get(key="dead").in_flight
+
+
+def test_keys_are_scoped_to_the_terminal(shop, method):
+    other = ApiClient(TerminalFactory(methods=[method]).raw_key)
+    RequisiteFactory(method=method)  # a second requisite: both orders can hold 1000.00
+    a = shop.post(URL, buy(method, 1000), headers={"Idempotency-Key": "shared"})
+    b = other.post(URL, buy(method, 1000), headers={"Idempotency-Key": "shared"})
     assert a.status_code == b.status_code == 201
     assert a.json()["id"] != b.json()["id"]
 
 
-def test_auth_failures_are_not_stored(anonymous, shop, demo):
-    anonymous.post(URL, buy_body(demo), headers={"Idempotency-Key": "auth"})
-    assert shop.post(URL, buy_body(demo), headers={"Idempotency-Key": "auth"}).status_code == 201
+def test_auth_failures_are_not_stored(anonymous, shop, method):
+    anonymous.post(URL, buy(method), headers={"Idempotency-Key": "auth"})
+    assert shop.post(URL, buy(method), headers={"Idempotency-Key": "auth"}).status_code == 201
 
 
-def test_overlong_key_is_400(shop, demo):
-    response = shop.post(URL, buy_body(demo), headers={"Idempotency-Key": "x" * 256})
+def test_overlong_key_is_400(shop, method):
+    response = shop.post(URL, buy(method), headers={"Idempotency-Key": "x" * 256})
     assert response.status_code == 400
     assert Order.objects.count() == 0
+
+
+def test_a_record_older_than_a_day_is_never_replayed_even_unpurged(shop, method):
+    from datetime import timedelta
+
+    import time_machine
+    from django.utils import timezone
+
+    RequisiteFactory(method=method)  # a second requisite: both orders can hold 1000.00
+    body = buy(method)
+    first = shop.post(URL, body, headers={"Idempotency-Key": "old"})
+    assert first.status_code == 201
+    with time_machine.travel(timezone.now() + timedelta(hours=24, minutes=1)):
+        assert IdempotencyRecord.objects.filter(key="old").exists()  # not purged
+        again = shop.post(URL, body, headers={"Idempotency-Key": "old"})
+    assert again.status_code == 201, again.content
+    assert "Idempotent-Replayed" not in again
+    assert again.json()["id"] != first.json()["id"]
+    assert Order.objects.count() == 2

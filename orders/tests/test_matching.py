@@ -17,7 +17,7 @@ URL = "/api/v1/order/"
 
 def sberbank_requisites(**fields):
     method = PaymentMethod.objects.get(name="Sberbank SBP")
-    requisites = Requisite.objects.filter(method=method)
+    requisites = Requisite.objects.filter(method=method, trader__sandbox=False)
     assert requisites.count() == 2
     requisites.update(**fields)
     return requisites
@@ -96,7 +96,7 @@ def test_turnover_starts_again_at_the_utc_day(shop, demo):
 def many_requisites(count: int) -> PaymentMethod:
     """A bank method with `count` requisites of one trader (Ozon Bank SBP has none)."""
     method = PaymentMethod.objects.get(name="Ozon Bank SBP")
-    trader = Requisite.objects.first().trader
+    trader = Requisite.objects.filter(trader__sandbox=False).first().trader
     Requisite.objects.bulk_create(
         Requisite(trader=trader, method=method, holder_name="H", account=f"+7990{i:07d}")
         for i in range(count)
@@ -126,3 +126,26 @@ def test_the_last_free_requisite_among_many_is_found(shop, demo):
         accounts.add(response.json()["holder_account"])
     assert len(accounts) == count
     assert shop.post(URL, buy_body(demo, method="Ozon Bank SBP", amount=1000)).status_code == 500
+
+
+def test_aggregate_sbp_expands_only_to_bank_methods_enabled_on_the_terminal(shop, demo):
+    from finance.models import TerminalMethod
+
+    aggregate = demo.methods["SBP"]
+    everything = matching.concrete_methods(aggregate, terminal=demo.shop)
+    assert demo.methods["Sberbank SBP"] in everything
+    TerminalMethod.objects.filter(terminal=demo.shop).exclude(
+        method__name__in=["SBP", "Sberbank SBP"]
+    ).update(enabled=False)
+    assert matching.concrete_methods(aggregate, terminal=demo.shop) == [
+        demo.methods["Sberbank SBP"]
+    ]
+    # Through the API: every order on the aggregate lands on a Sberbank requisite.
+    for i in range(3):
+        response = shop.post(
+            "/api/v1/order/",
+            buy_body(demo, method="SBP", client_order_id=f"agg-{i}", amount=f"{1000 + i}.00"),
+        )
+        assert response.status_code in (201, 500), response.content
+        if response.status_code == 201:
+            assert response.json()["method_name"] == "Sberbank SBP"

@@ -201,3 +201,38 @@ def test_operator_admin_actions_confirm_and_cancel_through_services(shop, demo, 
         (buy["id"], "Completed through the admin"),
         (sell["id"], "Cancelled through the admin"),
     } <= history
+
+
+MERCHANT_FIELDS = {
+    "webhook_url",
+    "form_url",
+    "redirect_url",
+    "client_order_id",
+    "user_id",
+    "terminal_id",
+    "terminal",
+    "merchant_name",
+    "fee",
+    "fixed_fee",
+    "fee_amount",
+}
+
+
+def test_traders_view_of_an_order_leaves_out_the_merchants_fields(shop, demo):
+    body = buy_body(demo, client_order_id="mine-1", webhook_url="https://merchant.example/hook")
+    body["user_id"] = "merchant-user-9"
+    order = shop.post("/api/v1/order/", body).json()
+    trader = trader_for(order)
+    listed = trader.get("/api/v1/trader/orders").json()["orders"]["items"]
+    item = next(i for i in listed if i["id"] == order["id"])
+    confirmed = trader.post(f"/api/v1/trader/orders/{order['id']}/confirm").json()["order"]
+    for seen in (item, confirmed):
+        assert not MERCHANT_FIELDS & seen.keys(), seen
+        assert "merchant" not in str(seen) and "mine-1" not in str(seen)
+        assert seen["amount"] == order["amount"] and seen["order_side"] == "Buy"
+        assert seen["holder_account"] == order["holder_account"]
+        assert seen["customer_account"] is None
+    assert confirmed["status"] == "Completed" and confirmed["paid_amount"] is not None
+    sell = shop.post("/api/v1/order/", sell_body(demo, client_order_id="mine-2")).json()
+    sold = trader_for(sell).get("/api/v1/trader/orders", {"order_side": "Sell"}).json()
+    assert sold["orders"]["items"][0]["customer_account"] == sell["customer_account"]

@@ -1,10 +1,22 @@
 import pytest
 from django.test import Client
 
-from conftest import ApiClient
+from finance.services import api_key_issue, api_key_revoke
+from finance.tests.factories import TerminalFactory
+from orders.tests.factories import TraderFactory
+from paymentsvc.testing import ApiClient
 
 
-def test_missing_key_is_401(anonymous, demo):
+@pytest.fixture
+def shop(db):
+    """A terminal answering to `shop-key`, also holding a revoked key; and a trader."""
+    terminal = TerminalFactory(key="shop-key")
+    api_key_revoke(key=api_key_issue(terminal=terminal, raw="revoked-key")[0])
+    TraderFactory(key="trader-key")
+    return ApiClient("shop-key")
+
+
+def test_missing_key_is_401(anonymous, db):
     response = anonymous.get("/api/v1/order/")
     assert response.status_code == 401
     assert response.json() == {
@@ -14,8 +26,8 @@ def test_missing_key_is_401(anonymous, demo):
     }
 
 
-@pytest.mark.parametrize("key", ["nope", "demo-revoked-key", "demo-trader-1-key", " "])
-def test_unknown_revoked_or_foreign_key_is_401(demo, key):
+@pytest.mark.parametrize("key", ["nope", "revoked-key", "trader-key", " "])
+def test_unknown_revoked_or_foreign_key_is_401(shop, key):
     response = ApiClient(key).get("/api/v1/finance/balance")
     assert response.status_code == 401
     expected = "API key is required" if not key.strip() else "Invalid API key"
@@ -84,34 +96,45 @@ def test_ping_checks_the_key(shop, anonymous):
         ("5000/day", (5000, 86400)),
         ("7", (7, 60)),
         ("3/minute", (3, 60)),
+        ("5/900s", (5, 900)),
+        ("5/15min", (5, 900)),
     ],
 )
 def test_rate_limit_setting_forms(rate, expected):
-    from paymentsvc.throttling import parse_rate
+    from paymentsvc.rates import parse_rate
 
-    assert parse_rate(rate) == expected
+    parsed = parse_rate(rate)
+    assert (parsed.count, parsed.seconds) == expected
+
+
+@pytest.mark.parametrize("rate", ["", "fast", "10/week", "10/0s", "-1/min", "1.5/min"])
+def test_a_rate_setting_that_does_not_parse_names_itself(rate):
+    from paymentsvc.rates import parse_rate
+
+    with pytest.raises(ValueError, match="AUTH_FAILURE_RATE_LIMIT must look like 1200/min"):
+        parse_rate(rate, name="AUTH_FAILURE_RATE_LIMIT")
 
 
 @pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE"])
 @pytest.mark.parametrize("path", ["/api/v1/nothing/here", "/api/", "/api/v1/order/x/cancel/x"])
-def test_unknown_route_is_json_404_for_every_method_with_csrf_checks_on(demo, method, path):
+def test_unknown_route_is_json_404_for_every_method_with_csrf_checks_on(shop, method, path):
     """Browsers' CSRF rules do not apply to key-authenticated API calls; a client that
     enforces them (as real requests meet them) must still get the JSON 404."""
     http = Client(enforce_csrf_checks=True)
     response = getattr(http, method.lower())(
-        path, "{}", content_type="application/json", headers={"X-API-Key": "demo-shop-key"}
+        path, "{}", content_type="application/json", headers={"X-API-Key": "shop-key"}
     )
     assert response.status_code == 404
     assert response.json() == {"success": False, "message": "Not found", "code": "not_found"}
 
 
-def test_route_without_trailing_slash_takes_a_post_with_csrf_checks_on(demo):
+def test_route_without_trailing_slash_takes_a_post_with_csrf_checks_on(shop):
     http = Client(enforce_csrf_checks=True)
     response = http.post(
         "/api/v1/order/00000000-0000-0000-0000-000000000000/cancel/",
         "{}",
         content_type="application/json",
-        headers={"X-API-Key": "demo-shop-key"},
+        headers={"X-API-Key": "shop-key"},
     )
     assert response.status_code == 404
     assert response.json()["code"] == "order_not_found"

@@ -10,6 +10,7 @@ from django.core.cache import cache
 from django.db import connection
 
 from conftest import ApiClient, buy_body
+from finance.tests.factories import PaymentMethodFactory, TerminalFactory
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,22 +63,40 @@ def fresh_cache():
     cache.clear()
 
 
-def test_admin_sign_in_locks_after_five_failures(client, demo, fresh_cache):
+@pytest.fixture
+def operator(django_user_model):
+    return django_user_model.objects.create_superuser(
+        "operator", "operator@example.com", "operator-test-password"
+    )
+
+
+def test_admin_sign_in_locks_after_five_failures(client, operator, fresh_cache):
     for _ in range(5):
         response = client.post("/admin/login/", {"username": "operator", "password": "wrong"})
         assert response.status_code == 200
     response = client.post(
-        "/admin/login/", {"username": "operator", "password": "operator-demo-password"}
+        "/admin/login/", {"username": "operator", "password": "operator-test-password"}
     )
     assert response.status_code == 429
     assert "Retry-After" in response
 
 
-def test_successful_sign_in_resets_the_failure_count(client, demo, fresh_cache):
+def test_admin_lockout_follows_admin_login_rate_limit(client, operator, fresh_cache, settings):
+    settings.ADMIN_LOGIN_RATE_LIMIT = "2/10min"
+    for _ in range(2):
+        client.post("/admin/login/", {"username": "operator", "password": "wrong"})
+    response = client.post(
+        "/admin/login/", {"username": "operator", "password": "operator-test-password"}
+    )
+    assert response.status_code == 429
+    assert response["Retry-After"] == "600"
+
+
+def test_successful_sign_in_resets_the_failure_count(client, operator, fresh_cache):
     for _ in range(4):
         client.post("/admin/login/", {"username": "operator", "password": "wrong"})
     response = client.post(
-        "/admin/login/", {"username": "operator", "password": "operator-demo-password"}
+        "/admin/login/", {"username": "operator", "password": "operator-test-password"}
     )
     assert response.status_code == 302
 
@@ -91,18 +110,26 @@ def test_weak_operator_passwords_are_refused(db):
             validate_password(weak)
 
 
-def test_api_keys_never_reach_the_logs(demo, caplog):
+def test_api_keys_never_reach_the_logs(db, caplog):
+    unmatched = PaymentMethodFactory()  # no requisites: the order fails with a 500
+    terminal = TerminalFactory(key="shop-secret-key", methods=[unmatched])
     caplog.set_level(logging.DEBUG)
-    ApiClient("demo-shop-key").get("/api/v1/finance/nothing")
+    ApiClient("shop-secret-key").get("/api/v1/finance/nothing")
     ApiClient("secret-looking-wrong-key").get("/api/v1/finance/balance")
-    ApiClient("demo-shop-key").post("/api/v1/order/", buy_body(demo, method="Ozon Bank SBP"))
+    body = {
+        "client_order_id": "x",
+        "order_side": "Buy",
+        "payment_method_id": str(unmatched.pk),
+        "amount": "1000",
+    }
+    assert ApiClient(terminal.raw_key).post("/api/v1/order/", body).status_code == 500
     text = caplog.text
-    assert "demo-shop-key" not in text
+    assert "shop-secret-key" not in text
     assert "secret-looking-wrong-key" not in text
 
 
-def test_security_headers_on_api_and_pages(shop, client, db):
-    api = shop.get("/api/v1/finance/balance")
+def test_security_headers_on_api_and_pages(merchant, client):
+    api = merchant.get("/api/v1/finance/balance")
     assert api["X-Content-Type-Options"] == "nosniff"
     assert api["X-Frame-Options"] == "DENY"
     assert "default-src 'none'" in api["Content-Security-Policy"]
@@ -112,22 +139,26 @@ def test_security_headers_on_api_and_pages(shop, client, db):
 
 @pytest.mark.django_db(transaction=True)
 def test_database_lost_mid_request_is_a_clear_503_and_writes_nothing(demo_transactional):
+    from django.db import OperationalError
+
     from orders.models import Order
 
     demo = demo_transactional
-    settings_dict = connection.settings_dict
-    saved = dict(settings_dict)
-    connection.close()
-    if connection.vendor == "sqlite":
-        settings_dict["NAME"] = "/nonexistent-dir/db.sqlite3"
-    else:
-        settings_dict["PORT"] = "1"
-    try:
+    lost = {"after": None}
+
+    def lose_after_the_orders_first_write(execute, sql, params, many, context):
+        # Once the order's row is written, the database is gone for everything after.
+        if lost["after"] is not None:
+            raise OperationalError("server closed the connection unexpectedly")
+        result = execute(sql, params, many, context)
+        if sql.lstrip().upper().startswith("INSERT") and Order._meta.db_table in sql:
+            lost["after"] = sql
+        return result
+
+    with connection.execute_wrapper(lose_after_the_orders_first_write):
         response = ApiClient("demo-shop-key").post("/api/v1/order/", buy_body(demo))
-    finally:
-        connection.close()
-        settings_dict.clear()
-        settings_dict.update(saved)
-    assert response.status_code == 503
+    # The setup did what it says: the order's INSERT ran before the loss.
+    assert lost["after"] is not None
+    assert response.status_code == 503, response.content
     assert response.json()["code"] == "service_unavailable"
     assert Order.objects.count() == 0

@@ -11,9 +11,11 @@ OTHERS = ["demo-form-key", "demo-closed-key"]
 
 @pytest.fixture
 def owned(shop, demo):
-    buy = shop.post("/api/v1/order/", buy_body(demo, client_order_id="owned-buy")).json()
-    sell = shop.post("/api/v1/order/", sell_body(demo, client_order_id="owned-sell")).json()
-    return {"buy": buy, "sell": sell}
+    buy = shop.post("/api/v1/order/", buy_body(demo, client_order_id="owned-buy"))
+    sell = shop.post("/api/v1/order/", sell_body(demo, client_order_id="owned-sell"))
+    # The setup is what the tests assume: two orders of Demo Shop's.
+    assert buy.status_code == 201 and sell.status_code == 201, (buy.content, sell.content)
+    return {"buy": buy.json(), "sell": sell.json()}
 
 
 @pytest.mark.parametrize("key", OTHERS)
@@ -27,9 +29,16 @@ def test_other_terminal_cannot_read_or_cancel_an_order(key, which, owned):
 
 
 @pytest.mark.parametrize("key", OTHERS)
-def test_other_terminal_lists_show_nothing_of_demo_shop(key, owned):
+def test_other_terminal_lists_show_nothing_of_demo_shop(key, owned, shop):
     other = ApiClient(key)
     window = {"start_date": "2000-01-01T00:00:00Z"}
+    # The owner sees what the others must not: the lists below could show it.
+    mine = shop.get("/api/v1/order/", window).json()["orders"]["items"]
+    assert {o["id"] for o in owned.values()} <= {i["id"] for i in mine}
+    assert any(
+        t["terminal"]["name"] == "Demo Shop"
+        for t in shop.get("/api/v1/finance/transactions").json()["items"]
+    )
     items = other.get("/api/v1/order/", window).json()["orders"]["items"]
     assert not {i["id"] for i in items} & {o["id"] for o in owned.values()}
     for client_order_id in ("owned-buy", "owned-sell"):
@@ -54,11 +63,16 @@ def test_orders_left_untouched_by_other_terminals(shop, owned):
 @pytest.mark.parametrize("key", OTHERS)
 def test_other_terminal_cannot_dispute_or_see_disputes_and_sessions(key, owned, shop):
     order_id = owned["buy"]["id"]
-    shop.post_multipart("/api/v1/disputes/create", {"order_id": owned["sell"]["id"], "amount": "5"})
-    shop.post(
+    disputed = shop.post_multipart(
+        "/api/v1/disputes/create", {"order_id": owned["sell"]["id"], "amount": "5"}
+    )
+    form = shop.post(
         "/api/v1/form/create",
         {"order_data": {"client_order_id": "s", "order_side": "Buy", "amount": "700"}},
     )
+    # The owner's dispute and session exist: the others' empty answers mean something.
+    assert disputed.status_code == 201 and form.status_code == 201, (disputed.content, form.content)
+    assert shop.get("/api/v1/disputes/search").json()["data"]["total"] == 1
     other = ApiClient(key)
     response = other.post_multipart(
         "/api/v1/disputes/create", {"order_id": order_id, "amount": "10"}

@@ -2,6 +2,13 @@
 (function () {
   "use strict";
   var body = document.body;
+  var live = document.querySelector("[data-live]");
+
+  function announce(text) {
+    if (!live || !text) return;
+    live.textContent = "";
+    setTimeout(function () { live.textContent = text; }, 50);
+  }
 
   function poll() {
     var url = body.getAttribute("data-status-url");
@@ -11,7 +18,11 @@
       fetch(url, { cache: "no-store", credentials: "same-origin" })
         .then(function (r) { return r.ok ? r.json() : null; })
         .then(function (data) {
-          if (data && data.state && data.state !== current) window.location.reload();
+          if (data && data.state && data.state !== current) {
+            current = data.state;
+            announce(live && live.getAttribute("data-state-changed"));
+            setTimeout(function () { window.location.reload(); }, 300);
+          }
         })
         .catch(function () {});
     }, 1500);
@@ -23,7 +34,20 @@
     var left = parseInt(el.textContent, 10);
     if (isNaN(left)) left = 5;
     var target = el.getAttribute("data-redirect-url");
-    var timer = setInterval(function () {
+    var pause = document.querySelector("[data-pause]");
+    var timer;
+    if (pause) {
+      pause.hidden = false;
+      pause.addEventListener("click", function () {
+        clearInterval(timer);
+        pause.hidden = true;
+        var line = document.querySelector("[data-countdown-line]");
+        if (line) line.hidden = true;
+        var paused = document.querySelector("[data-paused]");
+        if (paused) { paused.hidden = false; announce(paused.textContent); }
+      });
+    }
+    timer = setInterval(function () {
       left -= 1;
       el.textContent = String(Math.max(left, 0));
       if (left <= 0) {
@@ -59,6 +83,7 @@
         var label = button.textContent;
         var done = function () {
           button.textContent = button.getAttribute("data-copied") || label;
+          announce(button.getAttribute("data-copied"));
           setTimeout(function () { button.textContent = label; }, 1500);
         };
         if (navigator.clipboard && navigator.clipboard.writeText) {

@@ -5,55 +5,17 @@ import time
 from datetime import timedelta
 
 import pytest
-from django.contrib.admin.utils import quote
-from django.test import Client
-from django.urls import reverse
+import time_machine
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from conftest import buy_body, trader_for
-from webhooks.delivery import deliveries_requeue_due, delivery_attempt
+from webhooks.delivery import delivery_attempt
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 from webhooks.services import delivery_resend, webhook_secret_rotate
+from webhooks.tasks import deliveries_requeue_due
 
-from .receiver import Receiver
-
-SECRET = "whsec_ZGVtby1zaG9wLXdlYmhvb2stc2VjcmV0LTMyYnl0ZXM="
-
-
-@pytest.fixture
-def receiver():
-    r = Receiver()
-    yield r
-    r.close()
-
-
-@pytest.fixture
-def operator(demo) -> Client:
-    """The demo operator, signed in through the admin's login form."""
-    client = Client()
-    response = client.post(
-        "/admin/login/",
-        {"username": "operator", "password": "operator-demo-password", "next": "/admin/"},
-    )
-    assert response.status_code == 302, response.content[:300]
-    return client
-
-
-def event_page(event_id: str) -> str:
-    return reverse("admin:webhooks_webhookevent_change", args=[quote(event_id)])
-
-
-def make_due(delivery):
-    WebhookDelivery.objects.filter(pk=delivery.pk).update(
-        next_attempt_at=timezone.now(), locked_until=None
-    )
-
-
-def deliver_all():
-    for delivery in WebhookDelivery.objects.filter(state="pending").order_by("pk"):
-        make_due(delivery)
-        delivery_attempt(delivery_id=delivery.pk)
+from .conftest import SECRET, deliver_all, event_page, headers_of, make_due
 
 
 def test_events_are_signed_per_standard_webhooks_and_carry_the_order(shop, demo, receiver):
@@ -72,8 +34,9 @@ def test_events_are_signed_per_standard_webhooks_and_carry_the_order(shop, demo,
     assert [p["sequence"] for p in payloads] == [1, 2]
     assert payloads[1]["data"]["order"]["id"] == order["id"]
     assert payloads[1]["data"]["order"]["status"] == "Completed"
-    assert set(payloads[0]) == {"id", "type", "created_at", "sequence", "data"}
-    assert all(d.state == "succeeded" for d in WebhookDelivery.objects.all())
+    assert set(payloads[0]) == {"id", "type", "created_at", "sequence", "livemode", "actor", "data"}
+    assert [(p["actor"], p["livemode"]) for p in payloads] == [("merchant", True), ("trader", True)]
+    assert all(d.state == "delivered" for d in WebhookDelivery.objects.all())
 
 
 def test_a_tampered_body_fails_verification(shop, demo, receiver):
@@ -130,7 +93,7 @@ def test_recovery_after_failures(shop, demo, receiver):
     delivery_attempt(delivery_id=delivery.pk)
     receiver.status = 204
     make_due(delivery)
-    assert delivery_attempt(delivery_id=delivery.pk) == "succeeded"
+    assert delivery_attempt(delivery_id=delivery.pk) == "delivered"
 
 
 def test_timeout_counts_as_a_failure(shop, demo, receiver, settings):
@@ -159,12 +122,24 @@ def test_response_excerpt_is_truncated(shop, demo, receiver):
 
 
 def test_private_targets_are_refused_unless_allowed(shop, demo, receiver, settings):
-    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
+    # Accepted while allowed; the setting is turned off before delivery.
     shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
     delivery = WebhookDelivery.objects.get()
     assert delivery_attempt(delivery_id=delivery.pk) == "pending"
     assert receiver.requests == []
     assert "non-public address" in WebhookAttempt.objects.get().error
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "[::1]", "169.254.169.254", "localhost"])
+def test_a_webhook_url_the_guard_refuses_is_refused_at_creation(shop, demo, settings, host):
+    from orders.models import Order
+
+    settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
+    response = shop.post("/api/v1/order/", buy_body(demo, webhook_url=f"http://{host}/hook"))
+    assert response.status_code == 400, response.content
+    assert "webhook_url" in response.json()["errors"]
+    assert not Order.objects.exists() and not WebhookDelivery.objects.exists()
 
 
 @pytest.mark.parametrize(
@@ -240,7 +215,7 @@ def test_operator_resends_from_the_admin(shop, demo, receiver, operator):
     delivery.refresh_from_db()
     assert delivery.state == "pending"
     receiver.status = 200
-    assert delivery_attempt(delivery_id=delivery.pk) == "succeeded"
+    assert delivery_attempt(delivery_id=delivery.pk) == "delivered"
     assert operator.get(f"/admin/webhooks/webhookdelivery/{delivery.pk}/change/").status_code == 200
     assert operator.get(event_page(delivery.event_id)).status_code == 200
 
@@ -291,7 +266,7 @@ def test_only_http_and_https_targets_are_called(settings):
 def test_credentials_in_the_url_are_sent_as_basic_auth_not_in_the_host(shop, demo, receiver):
     url = receiver.url.replace("http://", "http://merchant:s%40cret@")
     shop.post("/api/v1/order/", buy_body(demo, webhook_url=url))
-    assert delivery_attempt(delivery_id=WebhookDelivery.objects.get().pk) == "succeeded"
+    assert delivery_attempt(delivery_id=WebhookDelivery.objects.get().pk) == "delivered"
     headers = receiver.requests[0]["headers"]
     assert headers["Authorization"] == "Basic " + base64.b64encode(b"merchant:s@cret").decode()
     assert headers["Host"] == receiver.url.split("/")[2]
@@ -343,7 +318,7 @@ def test_event_page_shows_every_attempt_of_every_delivery(shop, demo, receiver, 
     html = page.content.decode()
     assert page.status_code == 200
     assert "upstream down for maintenance" in html and "HTTP 503" in html and "thanks" in html
-    assert receiver.url in html and "succeeded" in html
+    assert receiver.url in html and "delivered" in html
 
 
 def test_admin_lists_filter_by_state_and_type_and_search_by_order_and_event_id(
@@ -413,27 +388,36 @@ def test_a_resent_failed_delivery_gets_one_more_attempt(shop, demo, receiver, se
     assert delivery_attempt(delivery_id=delivery.pk) == "failed"
     delivery_resend(delivery=delivery)
     receiver.status = 200
-    assert delivery_attempt(delivery_id=delivery.pk) == "succeeded"
+    assert delivery_attempt(delivery_id=delivery.pk) == "delivered"
     assert len(receiver.requests) == 4
 
 
-def test_rotating_the_secret_signs_the_next_attempt_with_the_new_one(shop, demo, receiver):
+def test_after_a_rotation_both_secrets_verify_for_24_hours_then_only_the_new(shop, demo, receiver):
     receiver.status = 500
     shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     delivery_attempt(delivery_id=delivery.pk)
-    terminal = webhook_secret_rotate(terminal=demo.shop)
-    assert terminal.webhook_secret.startswith("whsec_") and terminal.webhook_secret != SECRET
+    new_secret = webhook_secret_rotate(terminal=demo.shop)
+    assert new_secret.startswith("whsec_") and new_secret != SECRET
     make_due(delivery)
     delivery_attempt(delivery_id=delivery.pk)
-    old, new = (
-        {k.lower(): v for k, v in r["headers"].items()} | {"body": r["body"]}
-        for r in receiver.requests
-    )
-    Webhook(SECRET).verify(old.pop("body"), old)
-    Webhook(terminal.webhook_secret).verify(new.pop("body"), new)
+    before, during = receiver.requests
+    assert len(headers_of(before)["webhook-signature"].split(" ")) == 1
+    assert len(headers_of(during)["webhook-signature"].split(" ")) == 2
+    Webhook(SECRET).verify(during["body"], headers_of(during))
+    Webhook(new_secret).verify(during["body"], headers_of(during))
     with pytest.raises(WebhookVerificationError):
-        Webhook(SECRET).verify(receiver.requests[1]["body"], new)
+        Webhook(new_secret).verify(before["body"], headers_of(before))
+
+    with time_machine.travel(timezone.now() + timedelta(hours=24, seconds=1), tick=False):
+        make_due(delivery)
+        delivery_attempt(delivery_id=delivery.pk)
+    after = receiver.requests[2]
+    assert len(headers_of(after)["webhook-signature"].split(" ")) == 1
+    with time_machine.travel(timezone.now() + timedelta(hours=24, seconds=1), tick=False):
+        Webhook(new_secret).verify(after["body"], headers_of(after))
+        with pytest.raises(WebhookVerificationError):
+            Webhook(SECRET).verify(after["body"], headers_of(after))
 
 
 def test_public_addresses_pass_the_guard(settings):

@@ -20,9 +20,9 @@ from standardwebhooks.webhooks import Webhook
 
 from conftest import ApiClient, buy_body, trader_for
 from paymentsvc.celery import app as celery_app
-from webhooks import services as webhook_services
-from webhooks.delivery import deliveries_requeue_due
+from webhooks import tasks as webhook_tasks
 from webhooks.models import WebhookDelivery, WebhookEvent
+from webhooks.tasks import deliveries_requeue_due
 
 from .receiver import Receiver
 
@@ -61,7 +61,7 @@ def _point_broker_at(read_url: str, write_url: str | None) -> None:
     pools.reset()
     celery_app._pool = None
     celery_app.amqp._producer_pool = None
-    webhook_services._broker_paused_until = 0.0
+    webhook_tasks._broker_paused_until = 0.0
 
 
 @pytest.fixture
@@ -186,7 +186,7 @@ def test_orders_are_created_while_the_broker_is_down_and_the_sweep_delivers_them
     run_tasks_here()
     assert deliveries_requeue_due() == 6
     assert len(_verified(receiver)) == 6
-    assert set(WebhookDelivery.objects.values_list("state", flat=True)) == {"succeeded"}
+    assert set(WebhookDelivery.objects.values_list("state", flat=True)) == {"delivered"}
 
 
 @pytest.mark.slow
@@ -212,7 +212,7 @@ def test_beat_and_a_worker_deliver_what_was_never_queued(
         _kill(worker)
         log.close()
     assert arrived, (tmp_path / "worker.log").read_text()[-3000:]
-    assert WebhookDelivery.objects.get().state == "succeeded"
+    assert WebhookDelivery.objects.get().state == "delivered"
 
 
 @pytest.mark.slow
@@ -282,4 +282,4 @@ def test_every_event_arrives_signed_when_a_worker_is_killed_mid_burst(
     missing = expected - set(received)
     assert not missing, (len(missing), killed, (tmp_path / "worker.log").read_text()[-3000:])
     assert all(received[e]["id"] == e for e in expected)
-    assert set(WebhookDelivery.objects.values_list("state", flat=True)) == {"succeeded"}
+    assert set(WebhookDelivery.objects.values_list("state", flat=True)) == {"delivered"}

@@ -1,0 +1,35 @@
+"""Where the bench runs and the environment its server processes get."""
+
+import os
+import secrets
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+PORT = int(os.environ.get("BENCH_PORT", "18080"))
+BASE = f"http://127.0.0.1:{PORT}"
+DB = os.environ.get("BENCH_DB", "paymentsvc_bench_run")
+PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
+REDIS = os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379/7")
+SECONDS = float(os.environ.get("BENCH_SECONDS", "6"))
+MEMORY_REQUESTS = int(os.environ.get("BENCH_MEMORY_REQUESTS", "20000"))
+SHOP = {"X-API-Key": "demo-shop-key"}
+
+ENV = {
+    **os.environ,
+    "DJANGO_SETTINGS_MODULE": "paymentsvc.settings",
+    "DEBUG": "false",
+    "SECRET_KEY": secrets.token_urlsafe(50),
+    "SECURE_SSL_REDIRECT": "false",
+    "ALLOWED_HOSTS": "*",
+    "DATABASE_URL": f"{PG}/{DB}",
+    "CELERY_BROKER_URL": REDIS,
+    "CACHE_URL": REDIS,
+    "API_RATE_LIMIT": "1000000000/min",
+    "WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true",
+    "PUBLIC_BASE_URL": BASE,
+    "VAR_DIR": str(ROOT / "var" / "bench"),
+    "GUNICORN_BIND": f"127.0.0.1:{PORT}",
+}
+RESULTS = ROOT / "var" / "bench" / "results.pickle"

@@ -1,0 +1,63 @@
+"""The bench database: demo data plus bench-only rows, history loaded in SQL."""
+
+import subprocess
+
+from .config import DB
+from .processes import django_side, manage
+
+
+def setup():
+    subprocess.run(["dropdb", "--if-exists", "-h", "127.0.0.1", "-U", "postgres", DB], check=True)
+    subprocess.run(["createdb", "-h", "127.0.0.1", "-U", "postgres", DB], check=True)
+    manage("migrate", "--noinput")
+    manage("seed_demo", "--force")
+    # Bench-only data: a bank method with ten requisites, and eight more terminals.
+    django_side("seed")
+    analyze()
+
+
+def analyze() -> None:
+    """Fresh planner statistics and visibility map, as a live database has them
+    (autovacuum would get there too, but not within a short run): without the map an
+    index-only COUNT visits the heap for every row, as no settled table makes it."""
+    psql("VACUUM ANALYZE")
+
+
+def psql(sql: str) -> None:
+    subprocess.run(
+        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", DB, "-q", "-c", sql], check=True
+    )
+
+
+def bulk_orders(total: int) -> None:
+    """Historic Completed orders for Demo Shop, spread over a year, straight in SQL."""
+    sql = f"""
+    INSERT INTO orders_order (id, terminal_id, client_order_id, currency, side, method_id, initial_method_id,
+      status, requested_amount, amount, fee, fixed_fee, fee_amount, holder_name, holder_account,
+      event_sequence, created_at, updated_at, expires_at, closed_by)
+    SELECT gen_random_uuid(), t.id, 'hist-' || g, 'RUB', 'Buy', m.id, m.id, 'Completed', 1000, 1000 + (g % 5000),
+      5, 0, 50, 'H', '+70000000000', 2, now() - (g % 525600) * interval '1 minute' - interval '1 hour',
+      now() - (g % 525600) * interval '1 minute', now(), 'bench'
+    FROM generate_series((SELECT count(*) FROM orders_order) + 1, {total}) g,
+      (SELECT id FROM finance_terminal WHERE name = 'Demo Shop') t,
+      (SELECT id FROM finance_paymentmethod WHERE name = 'Sberbank SBP') m;
+    """
+    psql(sql)
+    psql("VACUUM ANALYZE orders_order")  # on its own: VACUUM runs outside a transaction
+
+
+def settle_orders() -> None:
+    """Close the Pending orders earlier points left (the ledger is not kept right: the
+    bench balances are far larger than any run needs), and move them out of today: every
+    creation point starts as a live system does, where orders are paid or expire within
+    minutes, instead of on requisites already holding the previous points' orders."""
+    sql = """
+    UPDATE orders_order SET status = 'Completed', created_at = created_at - interval '2 days'
+    WHERE status = 'Pending' AND client_order_id <> 'lookup-me';
+    """
+    psql(sql)
+
+
+def add_requisites(method_id: str, total: int) -> None:
+    django_side("add-requisites", method_id, str(total))
+    analyze()

@@ -1,0 +1,148 @@
+"""Closed-loop HTTP load from this process, and the requests it sends."""
+
+import asyncio
+import statistics
+import time
+
+import httpx
+
+from .config import BASE, SECONDS, SHOP
+
+
+async def load(make_request, concurrency: int, seconds: float = SECONDS) -> dict:
+    """Closed-loop load: `concurrency` clients, each sending as soon as it has an answer."""
+    latencies: list[float] = []
+    errors = 0
+    stop_at = time.perf_counter() + seconds
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(base_url=BASE, limits=limits, timeout=30) as client:
+        counter = iter(range(10**9))
+
+        async def worker():
+            nonlocal errors
+            while time.perf_counter() < stop_at:
+                started = time.perf_counter()
+                response = await make_request(client, next(counter))
+                latencies.append(time.perf_counter() - started)
+                if response.status_code >= 400:
+                    errors += 1
+
+        began = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        elapsed = time.perf_counter() - began
+    latencies.sort()
+    return {
+        "rps": len(latencies) / elapsed,
+        "p50": statistics.median(latencies) * 1000,
+        "p99": latencies[int(len(latencies) * 0.99) - 1] * 1000
+        if len(latencies) > 1
+        else latencies[0] * 1000,
+        "n": len(latencies),
+        "errors": errors,
+        "latencies": latencies,
+    }
+
+
+def run(make_request, concurrency, seconds=SECONDS):
+    return asyncio.run(load(make_request, concurrency, seconds))
+
+
+def merge(parts: list[dict]) -> dict:
+    """One result from several slices of the same load."""
+    n = sum(p["n"] for p in parts)
+    elapsed = sum(p["n"] / p["rps"] for p in parts)
+    latencies = sorted(x for p in parts for x in p["latencies"])
+    return {
+        "rps": n / elapsed,
+        "p50": statistics.median(latencies) * 1000,
+        "p99": latencies[max(int(len(latencies) * 0.99) - 1, 0)] * 1000,
+        "n": n,
+        "errors": sum(p["errors"] for p in parts),
+    }
+
+
+def side_by_side(target, baseline, concurrency, seconds=SECONDS, rounds=3) -> tuple[dict, dict]:
+    """The target and its baseline in alternating slices, so that whatever else the
+    machine is doing at the time weighs on both alike."""
+    slices: dict[str, list] = {"target": [], "baseline": []}
+    for _ in range(rounds):
+        slices["target"].append(run(target, concurrency, seconds / rounds))
+        slices["baseline"].append(run(baseline, concurrency, seconds / rounds))
+    return merge(slices["target"]), merge(slices["baseline"])
+
+
+def ping(client, i):
+    return client.get("/api/v1/ping", headers=SHOP)
+
+
+def balance(client, i):
+    return client.get("/api/v1/finance/balance", headers=SHOP)
+
+
+def order_list(client, i):
+    return client.get("/api/v1/order/", headers=SHOP)
+
+
+def lookup(order_id):
+    return lambda client, i: client.get(f"/api/v1/order/{order_id}", headers=SHOP)
+
+
+def search(client_order_id):
+    return lambda client, i: client.get(
+        "/api/v1/order/search-by-client-order-id", params={"id": client_order_id}, headers=SHOP
+    )
+
+
+class Amounts:
+    """Distinct amounts, so no two Pending Buys ever want one (requisite, amount)."""
+
+    def __init__(self, start: int):
+        self.next = start
+
+    def take(self) -> str:
+        self.next += 1
+        return f"{100 + self.next / 100:.2f}"
+
+
+AMOUNTS = Amounts(0)
+
+
+def create_buy(method_id, key="demo-shop-key"):
+    def make(client, i):
+        body = {
+            "client_order_id": f"b{i}",
+            "order_side": "Buy",
+            "payment_method_id": method_id,
+            "amount": AMOUNTS.take(),
+        }
+        return client.post("/api/v1/order/", json=body, headers={"X-API-Key": key})
+
+    return make
+
+
+def create_sell(method_id, keys):
+    def make(client, i):
+        body = {
+            "client_order_id": f"s{i}",
+            "order_side": "Sell",
+            "payment_method_id": method_id,
+            "amount": "1000.00",
+            "customer_account": "+79991234567",
+        }
+        return client.post("/api/v1/order/", json=body, headers={"X-API-Key": keys[i % len(keys)]})
+
+    return make
+
+
+def create_with_webhook(method_id, url):
+    def make(client, i):
+        body = {
+            "client_order_id": f"m{i}",
+            "order_side": "Buy",
+            "payment_method_id": method_id,
+            "amount": AMOUNTS.take(),
+            "webhook_url": url,
+        }
+        return client.post("/api/v1/order/", json=body, headers=SHOP)
+
+    return make

@@ -1,0 +1,191 @@
+"""docs/benchmarks.md from one run's figures, with bench/notes.md appended."""
+
+import sys
+
+from .config import ROOT, SECONDS
+from .processes import CONFIGS
+
+
+def fmt(r: dict) -> str:
+    return f"{r['rps']:.0f} req/s, p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms"
+
+
+def verdict(ok: bool) -> str:
+    return "met" if ok else "**not met**"
+
+
+def report(r: dict) -> None:
+    t = r["throughput"]
+    goals: list[tuple[str, str, bool]] = []
+    body: list[str] = []
+
+    body += [
+        "## Throughput against the framework's ceiling",
+        "",
+        "Ceiling: `GET /api/v1/ping`, authenticated and rate-limited like every merchant call "
+        "and nothing else. Each endpoint and ping run in alternating slices (3 × "
+        f"{SECONDS / 3:g} s each) at the same concurrency, so both see the same machine.",
+        "",
+        "| endpoint | clients | endpoint result | ping in the same slices | ratio | goal |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, goal in (("create", 0.5), ("balance", 0.7), ("list", 0.7), ("lookup", 0.7)):
+        worst = None
+        for c in (1, 8, 32):
+            ratio = t[(name, c)]["rps"] / t[(f"ping:{name}", c)]["rps"]
+            worst = ratio if worst is None else min(worst, ratio)
+            body.append(
+                f"| {name} | {c} | {fmt(t[(name, c)])} | {fmt(t[(f'ping:{name}', c)])} | "
+                f"{ratio:.2f} | ≥ {goal:.0%}: {verdict(ratio >= goal)} |"
+            )
+        goals.append(
+            (f"{name} throughput ≥ {goal:.0%} of ping", f"lowest ratio {worst:.2f}", worst >= goal)
+        )
+    errors = sum(v["errors"] for v in t.values())
+    body += [
+        "",
+        f"Non-2xx answers over all these points: {errors}. The load generator itself took "
+        f"{r['client_cpu']:.0%} of one core while driving ping at 8 clients: that share of the "
+        "two cores is not the server's, and it weighs on ping and on the endpoint alike.",
+    ]
+
+    q = r["queries"]
+    body += [
+        "",
+        "## SQL statements per request",
+        "",
+        "Counted in-process on the bench database (savepoints aside; the rate-limit counter "
+        "in Redis is one more round trip for each).",
+        "",
+        "| " + " | ".join(q) + " |",
+        "|" + "---|" * len(q),
+        "| " + " | ".join(str(v) for v in q.values()) + " |",
+    ]
+
+    sweep = r["configs"]
+    best = max(sweep, key=lambda k: sweep[k][0]["rps"])
+    body += [
+        "",
+        "## gunicorn layout (workers × threads)",
+        "",
+        "Order creation and ping at 32 clients, side by side, under each layout passed as "
+        "flags over gunicorn.conf.py. The first row is gunicorn.conf.py's default on this "
+        "machine, which the rest of the run uses.",
+        "",
+        "| workers × threads | create | ping | ratio |",
+        "|---|---|---|---|",
+    ]
+    for (workers, threads), (create, base) in sweep.items():
+        body.append(
+            f"| {workers} × {threads} | {fmt(create)} | {fmt(base)} | "
+            f"{create['rps'] / base['rps']:.2f} |"
+        )
+    body += [
+        "",
+        f"Most order creations per second in this run: {best[0]} × {best[1]}.",
+    ]
+
+    s = r["scale"]
+    body += [
+        "",
+        "## Scale",
+        "",
+        "4 clients each. The orders are bulk-loaded Completed orders of Demo Shop spread "
+        "over a year (so about 1/365 of them fall in the list's default 24-hour window).",
+        "",
+        "| query | 10 thousand orders | 1 million orders | ratio of p50 | goal |",
+        "|---|---|---|---|---|",
+    ]
+    for name in ("list", "search", "lookup"):
+        ratio = s["1M"][name]["p50"] / s["10k"][name]["p50"]
+        goals.append(
+            (f"{name}: 1 million vs 10 thousand orders < 1.5", f"{ratio:.2f}", ratio < 1.5)
+        )
+        body.append(
+            f"| {name} | {fmt(s['10k'][name])} | {fmt(s['1M'][name])} | {ratio:.2f} | "
+            f"< 1.5: {verdict(ratio < 1.5)} |"
+        )
+    req = r["requisites"]
+    ratio = req["10k"]["p50"] / req["10"]["p50"]
+    goals.append(("create: 10 thousand vs 10 requisites < 1.5", f"{ratio:.2f}", ratio < 1.5))
+    body.append(
+        f"| order creation, 8 clients (10 vs 10 thousand requisites) | {fmt(req['10'])} | "
+        f"{fmt(req['10k'])} | {ratio:.2f} | < 1.5: {verdict(ratio < 1.5)} |"
+    )
+
+    h = r["hot_balance"]
+    body += [
+        "",
+        "## Hot balance",
+        "",
+        f"Sell orders, 16 clients: against one balance {fmt(h['one'])}; spread over eight "
+        f"terminals, each with its own key and balance, {fmt(h['many'])}; one/many "
+        f"{h['one']['rps'] / h['many']['rps']:.2f}. A Sell locks its terminal's balance row "
+        "for the rest of its transaction, so one terminal's Sells queue on that lock while "
+        "different terminals' do not wait on each other.",
+    ]
+
+    w = r["webhooks"]
+    ratio = w["worker"] / w["plain"]
+    goals.append(("webhook delivery ≥ 50% of a plain client", f"{ratio:.2f}", ratio >= 0.5))
+    body += [
+        "",
+        "## Webhook delivery",
+        "",
+        f"{w['delivered']} deliveries queued first, then one Celery worker (2 processes) "
+        f"started and timed from the first receipt to the last: {w['worker']:.0f}/s. A plain "
+        f"httpx client posting the same bodies with the same concurrency (2): "
+        f"{w['plain']:.0f}/s. Ratio {ratio:.2f} (goal ≥ 50%: {verdict(ratio >= 0.5)}). Each "
+        "delivery also claims its row, signs, and records the attempt.",
+    ]
+
+    m = r["memory"]
+    web_growth = (m["web"][1] - m["web"][0]) / m["web"][0]
+    worker_growth = (m["worker"][1] - m["worker"][0]) / m["worker"][0]
+    grew_little = web_growth < 0.1 and worker_growth < 0.1
+    goals.append(
+        (
+            "memory growth < 10% over 20 thousand requests",
+            f"web {web_growth:+.1%}, worker {worker_growth:+.1%}",
+            grew_little,
+        )
+    )
+    body += [
+        "",
+        "## Memory",
+        "",
+        f"Resident size (all gunicorn workers; the Celery worker and its pool) after the run "
+        f"above as warm-up, and after {m['requests']} more requests of every kind (creations "
+        f"with a webhook each): web {m['web'][0] / 1024:.0f} → {m['web'][1] / 1024:.0f} MiB "
+        f"({web_growth:+.1%}), worker {m['worker'][0] / 1024:.0f} → "
+        f"{m['worker'][1] / 1024:.0f} MiB ({worker_growth:+.1%}); goal: growth under 10%: "
+        f"{verdict(grew_little)}."
+        + (" (A gunicorn worker was replaced during the run.)" if m["restarted"] else ""),
+    ]
+
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Written by `make bench` ({r['when']}, {r['minutes']:.0f} minutes) on this project's "
+        "2-core machine. The production stack: gunicorn with gunicorn.conf.py (gthread, "
+        f"{CONFIGS[0][0]} workers × {CONFIGS[0][1]} threads here; worker recycling off for "
+        "the run) and a Celery worker, on PostgreSQL and Redis, with DEBUG off. The load "
+        "comes from a separate process (asyncio + httpx, closed loop: each client sends "
+        "its next request when it has the answer) on the same two cores, so absolute "
+        "figures are modest; the results are the ratios, each measured side by side in "
+        "one run.",
+        "",
+        "## Goals",
+        "",
+        "| goal | this run | |",
+        "|---|---|---|",
+        *(f"| {goal} | {figure} | {verdict(ok)} |" for goal, figure, ok in goals),
+        "",
+        *body,
+        "",
+    ]
+    notes = ROOT / "bench" / "notes.md"
+    if notes.exists():
+        lines += [notes.read_text()]
+    (ROOT / "docs" / "benchmarks.md").write_text("\n".join(lines))
+    sys.stdout.write("\n".join(lines) + "\n")

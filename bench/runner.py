@@ -1,0 +1,155 @@
+"""One bench run: every measurement, in order, then the report."""
+
+import json
+import pickle
+import time
+from datetime import UTC, datetime
+
+import httpx
+
+from .config import BASE, MEMORY_REQUESTS, RESULTS, SECONDS, SHOP
+from .data import add_requisites, analyze, bulk_orders, settle_orders, setup
+from .load import (
+    AMOUNTS,
+    balance,
+    create_buy,
+    create_sell,
+    create_with_webhook,
+    lookup,
+    order_list,
+    ping,
+    run,
+    search,
+    side_by_side,
+)
+from .processes import CONFIGS, children, django_side, rss_kb, start_web, stop, stop_all
+from .report import report
+from .webhooks import Receiver, webhook_rates
+
+
+def gunicorn_sweep(method_id: str) -> dict:
+    """Order creation against ping at 32 clients under each worker x thread layout."""
+    sweep = {}
+    for workers, threads in CONFIGS:
+        web = start_web("--workers", str(workers), "--threads", str(threads))
+        settle_orders()
+        try:
+            run(ping, 8, 1)  # warm-up
+            sweep[(workers, threads)] = side_by_side(
+                create_buy(method_id), ping, 32, seconds=SECONDS * 2 / 3, rounds=2
+            )
+        finally:
+            stop(web)
+    return sweep
+
+
+def main():
+    results: dict = {"when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
+    began = time.perf_counter()
+    setup()
+    method_id = django_side("method-id")
+    results["queries"] = query_counts(method_id)
+    results["configs"] = gunicorn_sweep(method_id)
+    web = start_web()
+    try:
+        run(ping, 8, 2)  # warm-up
+        throughput = {}
+        for c in (1, 8, 32):
+            settle_orders()
+            throughput[("create", c)], throughput[("ping:create", c)] = side_by_side(
+                create_buy(method_id), ping, c
+            )
+        seed = httpx.post(
+            f"{BASE}/api/v1/order/",
+            headers=SHOP,
+            json={
+                "client_order_id": "lookup-me",
+                "order_side": "Buy",
+                "payment_method_id": method_id,
+                "amount": AMOUNTS.take(),
+            },
+        ).json()
+        # The creation points just added thousands of rows newer than the planner's
+        # statistics; autovacuum refreshes them within a minute or so on a live system.
+        analyze()
+        for c in (1, 8, 32):
+            for name, make in (
+                ("balance", balance),
+                ("list", order_list),
+                ("lookup", lookup(seed["id"])),
+            ):
+                throughput[(name, c)], throughput[(f"ping:{name}", c)] = side_by_side(make, ping, c)
+        results["throughput"] = throughput
+        results["client_cpu"] = client_cpu_share()
+
+        many = [f"bench-key-{i}" for i in range(8)]
+        hot = {}
+        for label, keys in (("one", ["demo-shop-key"]), ("many", many)):
+            settle_orders()
+            hot[label] = run(create_sell(method_id, keys), 16)
+        results["hot_balance"] = hot
+
+        scale = {}
+        for label, total in (("10k", 10_000), ("1M", 1_000_000)):
+            bulk_orders(total)
+            scale[label] = {
+                "list": run(order_list, 4),
+                "search": run(search("hist-5000"), 4),
+                "lookup": run(lookup(seed["id"]), 4),
+            }
+        results["scale"] = scale
+
+        requisites = {}
+        for label, total in (("10", 10), ("10k", 10_000)):
+            add_requisites(method_id, total)
+            settle_orders()
+            requisites[label] = run(create_buy(method_id), 8)
+        results["requisites"] = requisites
+
+        receiver = Receiver()
+        results["webhooks"], worker = webhook_rates(method_id, receiver)
+
+        web_pids = children(web.pid)
+        worker_pids = [worker.pid, *children(worker.pid)]
+        run(ping, 8, 3)
+        before = (rss_kb(web_pids), rss_kb(worker_pids))
+        sent = 0
+        mixes = [
+            ping,
+            balance,
+            order_list,
+            lookup(seed["id"]),
+            create_with_webhook(method_id, receiver.url),
+        ]
+        while sent < MEMORY_REQUESTS:
+            for make in mixes:
+                sent += run(make, 8, 2)["n"]
+        time.sleep(3)  # let the worker drain what the last round queued
+        after = (rss_kb(children(web.pid)), rss_kb([worker.pid, *children(worker.pid)]))
+        results["memory"] = {
+            "requests": sent,
+            "web": (before[0], after[0]),
+            "worker": (before[1], after[1]),
+            "restarted": sorted(children(web.pid)) != sorted(web_pids),
+        }
+    finally:
+        stop_all()
+    results["minutes"] = (time.perf_counter() - began) / 60
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_bytes(pickle.dumps(results))
+    report(results)
+
+
+def client_cpu_share() -> float:
+    """How much of one core this load generator itself takes while driving ping at 8
+    clients: the part of the machine the server does not get."""
+    cpu = time.process_time()
+    wall = time.perf_counter()
+    run(ping, 8, 3)
+    return (time.process_time() - cpu) / (time.perf_counter() - wall)
+
+
+def query_counts(method_id: str) -> dict:
+    """SQL statements per request (savepoints aside), counted in-process on the bench
+    database; the cache and Redis calls are not in these counts."""
+    return json.loads(django_side("query-counts", method_id))

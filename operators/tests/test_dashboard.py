@@ -1,0 +1,123 @@
+"""The operators' dashboard: live figures that agree with the API, in constant statements."""
+
+import re
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from conftest import buy_body, sell_body, trader_for
+
+
+@pytest.fixture
+def operator(client, demo):
+    assert client.login(username="operator", password="operator-demo-password")
+    return client
+
+
+def figure(html: str, testid: str) -> str:
+    match = re.search(rf'data-testid="{testid}"[^>]*>([^<]*)<', html)
+    assert match, testid
+    return match.group(1).strip()
+
+
+def test_anonymous_is_sent_to_sign_in(client, db):
+    response = client.get("/admin/dashboard/")
+    assert response.status_code == 302
+    assert response["Location"].startswith("/admin/login/")
+
+
+def test_the_admin_index_links_the_dashboard(operator):
+    assert 'href="/admin/dashboard/"' in operator.get("/admin/").content.decode()
+
+
+def test_figures_agree_with_the_orders_the_api_lists(operator, demo, shop):
+    empty = operator.get("/admin/dashboard/?period=24h").content.decode()
+    assert figure(empty, "kpi-orders") == "0"
+    assert figure(empty, "kpi-conversion") == "0.0"
+    assert figure(empty, "kpi-median-confirm-seconds") == "0"
+
+    completed = shop.post("/api/v1/order/", buy_body(demo, amount="1000.00")).json()
+    trader_for(completed).post(f"/api/v1/trader/orders/{completed['id']}/confirm")
+    cancelled = shop.post("/api/v1/order/", buy_body(demo, amount="1200.00")).json()
+    shop.post(f"/api/v1/order/{cancelled['id']}/cancel")
+    shop.post("/api/v1/order/", buy_body(demo, amount="1300.00"))
+    sold = shop.post("/api/v1/order/", sell_body(demo, amount="2000.00")).json()
+    trader_for(sold).post(f"/api/v1/trader/orders/{sold['id']}/confirm")
+
+    html = operator.get("/admin/dashboard/?period=24h").content.decode()
+    listed = shop.get("/api/v1/order/", {"size": 100}).json()
+    assert figure(html, "kpi-orders") == str(listed["orders"]["total"]) == "4"
+    assert figure(html, "kpi-completed") == "2"
+    assert figure(html, "kpi-pending") == "1"
+    assert figure(html, "kpi-conversion") == "66.7"
+    assert Decimal(figure(html, "kpi-volume-buy")) == Decimal("1000.00")
+    assert Decimal(figure(html, "kpi-volume-sell")) == Decimal("2000.00")
+    assert figure(html, "kpi-median-confirm-seconds").isdigit()
+    assert figure(html, "kpi-disputes-open") == "0"
+    assert figure(html, "kpi-webhooks-failed") == "0"
+    for chart in ["chart-orders-per-hour", "chart-conversion-per-method", "chart-trader-load"]:
+        assert f'<svg data-testid="{chart}"' in html
+
+    other = operator.get(f"/admin/dashboard/?period=7d&terminal={demo.form_shop.pk}")
+    assert figure(other.content.decode(), "kpi-orders") == "0"
+
+
+def test_sandbox_orders_count_only_when_their_terminal_is_chosen(operator, demo, shop):
+    from conftest import ApiClient
+
+    sandbox = ApiClient("demo-sandbox-key")
+    shop.post("/api/v1/order/", buy_body(demo, amount="1000.00"))
+    sandbox.post("/api/v1/order/", buy_body(demo, amount="1000.00"))
+    sandbox.post("/api/v1/order/", buy_body(demo, amount="1100.00"))
+    everyone = operator.get("/admin/dashboard/?period=24h").content.decode()
+    assert figure(everyone, "kpi-orders") == figure(everyone, "kpi-pending") == "1"
+    chosen = operator.get(f"/admin/dashboard/?period=24h&terminal={demo.sandbox_shop.pk}")
+    assert figure(chosen.content.decode(), "kpi-orders") == "2"
+    # An order keeps the mode it was created in: turning the terminal live later does not
+    # bring its sandbox orders into the live figures.
+    demo.sandbox_shop.sandbox = False
+    demo.sandbox_shop.save(update_fields=["sandbox"])
+    later = operator.get("/admin/dashboard/?period=24h").content.decode()
+    assert figure(later, "kpi-orders") == "1"
+
+
+def test_bad_period_or_terminal_is_said_not_guessed(operator):
+    response = operator.get("/admin/dashboard/?period=1y&terminal=nope")
+    assert response.status_code == 400
+    html = response.content.decode()
+    assert "pick 24h, 7d or 30d" in html
+    assert figure(html, "kpi-orders") == "0"
+
+
+def test_statement_count_does_not_grow_with_orders(operator, demo, shop):
+    def statements() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert operator.get("/admin/dashboard/?period=30d").status_code == 200
+        return len(queries)
+
+    first = shop.post("/api/v1/order/", buy_body(demo, amount="1000.00")).json()
+    trader_for(first).post(f"/api/v1/trader/orders/{first['id']}/confirm")
+    few = statements()
+    for amount in range(1001, 1031):
+        body = buy_body(demo, amount=f"{amount}.00", user_id=f"u{amount}")
+        order = shop.post("/api/v1/order/", body).json()
+        if amount % 3 == 0:
+            trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+    assert statements() == few
+
+
+def test_a_russian_browser_gets_the_dashboard_in_russian_with_the_same_figures(operator):
+    response = operator.get("/admin/dashboard/", HTTP_ACCEPT_LANGUAGE="ru-RU,ru;q=0.9")
+    html = response.content.decode()
+    assert response["Content-Language"] == "ru"
+    assert "Создано ордеров" in html and "Главная" in html  # the dashboard's and the breadcrumbs'
+    assert figure(html, "kpi-orders") == "0"
+    english = operator.get("/admin/dashboard/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    assert "Orders created" in english
+
+
+def test_the_api_keeps_speaking_english_to_russian_browsers(shop, db):
+    response = shop.get("/api/v1/order/nothing-here", headers={"Accept-Language": "ru"})
+    assert response.json()["message"] == "Order not found"

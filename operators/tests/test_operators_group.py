@@ -1,0 +1,31 @@
+"""The demo operator: staff in the Operators group, not a superuser."""
+
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+
+def test_the_demo_operator_is_an_operator_not_a_superuser(demo, client):
+    operator = get_user_model().objects.get(username="operator")
+    assert operator.is_staff and not operator.is_superuser
+    assert list(operator.groups.values_list("name", flat=True)) == ["Operators"]
+    assert operator.has_perm("orders.change_order")
+    assert operator.has_perm("disputes.change_dispute")
+    assert operator.has_perm("webhooks.change_webhookdelivery")
+    assert not operator.has_perm("auth.change_user")
+    assert not operator.has_perm("auth.add_group")
+    assert not operator.has_perm("orders.delete_order")
+    assert not operator.has_perm("otp_totp.change_totpdevice")
+
+    assert client.login(username="operator", password="operator-demo-password")
+    assert client.get("/admin/auth/user/").status_code == 403
+    assert client.get("/admin/orders/order/").status_code == 200
+
+
+def test_the_group_command_restores_exactly_its_permissions(demo):
+    from django.contrib.auth.models import Group, Permission
+
+    group = Group.objects.get(name="Operators")
+    before = set(group.permissions.values_list("pk", flat=True))
+    group.permissions.add(Permission.objects.get(codename="delete_user"))
+    call_command("operators_group", verbosity=0)
+    assert set(group.permissions.values_list("pk", flat=True)) == before

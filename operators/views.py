@@ -1,0 +1,44 @@
+from django.contrib import admin
+from django.contrib.admin.views.decorators import staff_member_required
+from django.template.response import TemplateResponse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from finance.models import Terminal
+from paymentsvc.formats import parse_uuid
+
+from . import charts
+from .selectors import DEFAULT_PERIOD, PERIODS, dashboard_get
+
+
+@staff_member_required
+def dashboard(request):
+    period = request.GET.get("period") or DEFAULT_PERIOD
+    terminal_id = request.GET.get("terminal") or ""
+    errors = []
+    if period not in PERIODS:
+        errors.append(f"Unknown period {period[:20]!r}: pick 24h, 7d or 30d.")
+        period = DEFAULT_PERIOD
+    terminal = None
+    if terminal_id:
+        uuid = parse_uuid(terminal_id)
+        terminal = Terminal.objects.filter(pk=uuid).first() if uuid else None
+        if terminal is None:
+            errors.append("No terminal has that id; showing every terminal.")
+    board = dashboard_get(period=period, terminal=terminal, now=timezone.now())
+    context = {
+        **admin.site.each_context(request),
+        "title": _("Dashboard"),
+        "board": board,
+        "period": period,
+        "periods": list(PERIODS),
+        "terminal": terminal,
+        "terminals": Terminal.objects.order_by("name").only("id", "name"),
+        "errors": errors,
+        "chart_per_hour": charts.orders_per_hour(board.per_hour, since=board.since, now=board.now),
+        "chart_per_method": charts.conversion_per_method(board.per_method),
+        "chart_traders": charts.trader_load(board.per_trader),
+    }
+    return TemplateResponse(
+        request, "operators/dashboard.html", context, status=400 if errors else 200
+    )

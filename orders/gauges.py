@@ -1,0 +1,16 @@
+"""Read at every Prometheus scrape (paymentsvc.metrics): one query each, answered from
+the partial index on Pending orders' expiry, so the cost follows the number of
+Pending orders, not of all orders."""
+
+from django.utils import timezone
+
+from .models import Order, OrderStatus
+
+
+def orders_pending_count() -> int:
+    return Order.objects.filter(status=OrderStatus.PENDING).count()
+
+
+def orders_overdue_count() -> int:
+    """Pending past their expiry: the expiry sweep is behind (or not running)."""
+    return Order.objects.filter(status=OrderStatus.PENDING, expires_at__lte=timezone.now()).count()

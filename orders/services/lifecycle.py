@@ -1,0 +1,179 @@
+"""Order transitions: confirm, cancel, expire, and completion by an accepted dispute.
+
+Every change is one transaction that locks in a fixed order (balance, then order),
+checks the transition against ORDER_TRANSITIONS, moves money through finance,
+writes the status and records the webhook event in the outbox.
+"""
+
+from decimal import Decimal
+
+from django.db import transaction
+from django.utils import timezone
+
+from finance.models import Side
+from finance.services import balance_credit, balance_lock, balance_post, balance_void
+from paymentsvc import metrics
+from paymentsvc.error_codes import ErrorCode
+from paymentsvc.errors import Conflict, NotFound
+from paymentsvc.money import fee_for, quantize_money
+from webhooks.models import EventType
+
+from ..models import DISPUTE_COMPLETABLE, ORDER_TRANSITIONS, Order, OrderStatus
+from .events import record_event
+
+
+class OrderNotPending(Conflict):
+    code = ErrorCode.ORDER_NOT_PENDING
+
+
+def _lock(order_id, *, with_balance: bool) -> Order:
+    """Balance first, then the order: the one lock order every writer follows."""
+    if with_balance:
+        terminal_id = (
+            Order.objects.filter(pk=order_id).values_list("terminal_id", flat=True).first()
+        )
+        if terminal_id is None:
+            raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
+        balance_lock(terminal_id=terminal_id)
+    order = (
+        Order.objects.select_for_update(of=("self",))
+        .select_related("terminal", "method")
+        .filter(pk=order_id)
+        .first()
+    )
+    if order is None:
+        raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
+    return order
+
+
+def _close(order: Order, status: str, *, actor: str, paid_amount: Decimal | None = None) -> Order:
+    if status not in ORDER_TRANSITIONS[order.status]:
+        raise OrderNotPending(f"Order is {order.status}, not Pending")
+    if status == OrderStatus.COMPLETED:
+        order.paid_amount = order.amount if paid_amount is None else quantize_money(paid_amount)
+        if order.paid_amount != order.amount and order.side == Side.BUY:
+            # Charged on what arrived, as for an accepted dispute.
+            order.fee_amount = fee_for(order.paid_amount, rate=order.fee, fixed=order.fixed_fee)
+    return _settle(order, status, actor=actor, credit_description=f"Order {order.client_order_id}")
+
+
+_EVENT_FOR_STATUS = {
+    OrderStatus.COMPLETED: EventType.ORDER_COMPLETED,
+    OrderStatus.CANCELLED: EventType.ORDER_CANCELLED,
+    OrderStatus.EXPIRED: EventType.ORDER_EXPIRED,
+}
+
+
+def _settle(order: Order, status: str, *, actor: str, credit_description: str) -> Order:
+    """The one way an order closes (locked, transition already checked): move the
+    money for `status` (a Buy's credit of paid_amount less fee_amount, a Sell's
+    reserve posted or voided), write the status and record its event."""
+    if status == OrderStatus.COMPLETED:
+        if order.side == Side.BUY:
+            credit = order.paid_amount - order.fee_amount
+            if credit > 0:
+                balance_credit(
+                    terminal_id=order.terminal_id,
+                    amount=credit,
+                    description=credit_description,
+                    reference=str(order.pk),
+                )
+        elif order.reserve_id:
+            balance_post(reserve_id=order.reserve_id, description=f"Payout {order.client_order_id}")
+    elif order.side == Side.SELL and order.reserve_id:
+        balance_void(reserve_id=order.reserve_id)
+    order.status = status
+    order.closed_at = timezone.now()
+    order.closed_by = actor
+    order.save(
+        update_fields=[
+            "status",
+            "paid_amount",
+            "fee_amount",
+            "closed_at",
+            "closed_by",
+            "updated_at",
+        ]
+    )
+    metrics.order_transitioned(to=status, actor=actor)
+    record_event(order, _EVENT_FOR_STATUS[status], actor=actor)
+    return order
+
+
+def _needs_balance(order_id, status: str) -> bool:
+    side = Order.objects.filter(pk=order_id).values_list("side", flat=True).first()
+    return side == Side.SELL or status == OrderStatus.COMPLETED
+
+
+def _transition(order_id, status: str, *, actor: str, paid_amount: Decimal | None = None) -> Order:
+    """Move a Pending order to `status`; an order already past expiry expires instead
+    and the caller gets 409, as if the sweep had run first."""
+    overdue = False
+    with transaction.atomic():
+        order = _lock(order_id, with_balance=_needs_balance(order_id, status))
+        if order.is_overdue:
+            _close(order, OrderStatus.EXPIRED, actor="expiry")
+            overdue = True
+        else:
+            _close(order, status, actor=actor, paid_amount=paid_amount)
+    if overdue:
+        raise OrderNotPending("Order is Expired, not Pending")
+    return order
+
+
+def order_confirm(*, order_id, actor: str, paid_amount: Decimal | None = None) -> Order:
+    """Completed; `paid_amount` is the order's amount unless told otherwise (the
+    sandbox's simulate may say what arrived)."""
+    return _transition(order_id, OrderStatus.COMPLETED, actor=actor, paid_amount=paid_amount)
+
+
+def order_cancel(*, order_id, actor: str) -> Order:
+    return _transition(order_id, OrderStatus.CANCELLED, actor=actor)
+
+
+def order_expire_now(*, order_id, actor: str) -> Order:
+    """Expire a Pending order before its time, as if it had run out (the sandbox's
+    .13 and simulate); 409 when it is not Pending."""
+    return _transition(order_id, OrderStatus.EXPIRED, actor=actor)
+
+
+def order_expire(*, order_id) -> Order | None:
+    """Expire one order if it is still Pending and due; None when there is nothing to do."""
+    with transaction.atomic():
+        order = _lock(order_id, with_balance=_needs_balance(order_id, OrderStatus.EXPIRED))
+        if not order.is_overdue:
+            return None
+        return _close(order, OrderStatus.EXPIRED, actor="expiry")
+
+
+def order_expire_due(*, limit: int = 500, terminal_id=None) -> int:
+    """The sweep: expire Pending orders past expires_at, each in its own transaction."""
+    due = Order.objects.filter(status=OrderStatus.PENDING, expires_at__lte=timezone.now())
+    if terminal_id is not None:
+        due = due.filter(terminal_id=terminal_id)
+    expired = 0
+    for order_id in list(due.order_by("expires_at").values_list("id", flat=True)[:limit]):
+        try:
+            if order_expire(order_id=order_id) is not None:
+                expired += 1
+        except NotFound:
+            continue
+    return expired
+
+
+def order_complete_by_dispute(*, order_id, paid_amount: Decimal, actor: str) -> Order | None:
+    """Accepting a dispute on a Buy order that is not Completed completes it with the
+    disputed amount; the merchant is credited that amount less the fee on it.
+    Returns None when the order is not such an order (the decision is recorded only)."""
+    with transaction.atomic():
+        order = _lock(order_id, with_balance=True)
+        if order.side != Side.BUY or order.status not in DISPUTE_COMPLETABLE:
+            return None
+        order.paid_amount = quantize_money(paid_amount)
+        order.fee_amount = fee_for(order.paid_amount, rate=order.fee, fixed=order.fixed_fee)
+        return _settle(
+            order,
+            OrderStatus.COMPLETED,
+            actor=actor,
+            credit_description=f"Dispute on order {order.client_order_id}",
+        )

@@ -1,0 +1,293 @@
+"""Creating an order: the request's rules, the method and fee range, the anti-fraud
+cap, the blacklist, a Sell's reserve and the matcher's (requisite, amount)."""
+
+import uuid
+from datetime import timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from finance.models import FeeRange, PaymentMethod, Side, Terminal
+from finance.services import (
+    account_is_blacklisted,
+    balance_reserve,
+    balance_void,
+    method_deeplink,
+    normalize_account,
+)
+from paymentsvc import metrics
+from paymentsvc.db import advisory_xact_lock
+from paymentsvc.error_codes import ErrorCode
+from paymentsvc.errors import Conflict, InvalidRequest, NoAvailableTraders
+from paymentsvc.money import fee_for, quantize_money
+from webhooks.models import EventType
+
+from .. import hooks, matching
+from ..models import Order
+from .antifraud import antifraud_check
+from .events import emit_event
+from .lifecycle import order_expire
+from .pricing import fee_range_for, method_resolve
+from .sandbox import sandbox_action_for, sandbox_refusal_check, sandbox_schedule
+
+CUSTOMER_BANKS = {"sberbank", "vtb", "tinkoff", "alfabank"}
+
+
+def customer_bank_normalize(value: str, *, field: str) -> str:
+    """The bank's slug in lower case; 400 naming `field` when it is not one we know."""
+    bank = value.lower()
+    if bank not in CUSTOMER_BANKS:
+        allowed = ", ".join(sorted(CUSTOMER_BANKS))
+        raise InvalidRequest(
+            f"Unknown customer_bank; allowed: {allowed}", errors={field: [f"Allowed: {allowed}"]}
+        )
+    return bank
+
+
+def order_validate_request(
+    *,
+    terminal: Terminal,
+    side: str,
+    payment_method_id=None,
+    method_type=None,
+    nspk_code=None,
+    customer_account=None,
+) -> None:
+    """The request-shape rules that need no database, in the contract's order."""
+    if payment_method_id is not None and method_type is not None:
+        raise InvalidRequest(
+            "Pass either payment_method_id or method_type, not both",
+            errors={"payment_method_id": ["Cannot be combined with method_type"]},
+        )
+    if payment_method_id is None and method_type is None:
+        raise InvalidRequest(
+            "Payment method ID or method type is required",
+            code=ErrorCode.PAYMENT_METHOD_REQUIRED,
+            errors={"payment_method_id": ["Payment method ID or method type is required"]},
+        )
+    if nspk_code is not None and method_type is None:
+        raise InvalidRequest(
+            "nspk_code is only accepted together with method_type",
+            errors={"nspk_code": ["Only accepted together with method_type"]},
+        )
+    if terminal.integration_type == "order_with_form" and side == Side.SELL:
+        raise InvalidRequest(
+            "Only Buy orders are supported for this terminal's integration type (order_with_form)",
+            code=ErrorCode.SELL_NOT_SUPPORTED,
+            errors={"order_side": ["Only Buy is supported for order_with_form terminals"]},
+        )
+    if side == Side.BUY and customer_account is not None:
+        raise InvalidRequest(
+            "customer_account must be null for Buy orders",
+            errors={"customer_account": ["Must be null for Buy orders"]},
+        )
+    if side == Side.SELL and not customer_account:
+        raise InvalidRequest(
+            "Customer account is required",
+            code=ErrorCode.CUSTOMER_ACCOUNT_REQUIRED,
+            errors={"customer_account": ["Required for Sell orders"]},
+        )
+
+
+def order_create(
+    *,
+    terminal: Terminal,
+    client_order_id: str,
+    side: str,
+    amount: Decimal,
+    payment_method_id: str | None = None,
+    method_type: str | None = None,
+    nspk_code: str | None = None,
+    customer_name: str | None = None,
+    customer_account: str | None = None,
+    customer_bank: str | None = None,
+    user_id: str | None = None,
+    webhook_url: str | None = None,
+    unique_amount: bool = False,
+    form_options: dict | None = None,
+    actor: str | None = None,
+) -> Order:
+    """`actor`: who creates it, the terminal's merchant unless told (a payer on the
+    payment form)."""
+    order_validate_request(
+        terminal=terminal,
+        side=side,
+        payment_method_id=payment_method_id,
+        method_type=method_type,
+        nspk_code=nspk_code,
+        customer_account=customer_account,
+    )
+    amount = quantize_money(amount)
+    if customer_bank is not None:
+        customer_bank = customer_bank_normalize(customer_bank, field="customer_bank")
+    method, ranges = method_resolve(
+        terminal=terminal,
+        side=side,
+        payment_method_id=payment_method_id,
+        method_type=method_type,
+        nspk_code=nspk_code,
+    )
+    if method.is_aggregate and side == Side.SELL:
+        raise InvalidRequest(
+            "The aggregate method works only for Buy orders",
+            code=ErrorCode.AGGREGATE_METHOD_BUY_ONLY,
+            errors={"payment_method_id": ["The aggregate method works only for Buy orders"]},
+        )
+    fee_range = fee_range_for(ranges=ranges, side=side, amount=amount)
+    if side == Side.SELL:
+        customer_account = normalize_account(customer_account, method.method_type)
+        if account_is_blacklisted(customer_account):
+            raise Conflict(
+                "Customer account is blacklisted", code=ErrorCode.CUSTOMER_ACCOUNT_BLACKLISTED
+            )
+    sandbox_refusal_check(terminal=terminal, amount=amount)
+
+    methods = matching.concrete_methods(method, terminal=terminal)
+    amounts = [
+        a
+        for a in matching.candidate_amounts(amount, unique_amount)
+        if fee_range.min_amount <= a <= fee_range.max_amount
+    ]
+    place = dict(
+        terminal=terminal,
+        client_order_id=client_order_id,
+        side=side,
+        amount=amount,
+        method=method,
+        fee_range=fee_range,
+        methods=methods,
+        amounts=amounts,
+        customer_name=customer_name,
+        customer_account=customer_account,
+        customer_bank=customer_bank,
+        user_id=user_id,
+        webhook_url=webhook_url,
+        form_options=form_options,
+        actor=actor or f"merchant:{terminal.pk}",
+    )
+    try:
+        return _order_place(**place)
+    except NoAvailableTraders:
+        # A Pending order past its expiry holds its (requisite, amount) until the
+        # sweep expires it. Rather than look for such orders on every creation, free
+        # them when they may be what stood in the way, and match once more.
+        overdue = matching.overdue_holders(methods=methods, amounts=amounts)
+        if not overdue:
+            raise
+        for overdue_id in overdue:
+            order_expire(order_id=overdue_id)
+        return _order_place(**place)
+
+
+def _order_place(
+    *,
+    terminal: Terminal,
+    client_order_id: str,
+    side: str,
+    amount: Decimal,
+    method: PaymentMethod,
+    fee_range: FeeRange,
+    methods: list[PaymentMethod],
+    amounts: list[Decimal],
+    customer_name: str | None,
+    customer_account: str | None,
+    customer_bank: str | None,
+    user_id: str | None,
+    webhook_url: str | None,
+    form_options: dict | None,
+    actor: str,
+) -> Order:
+    """One try at creating the order, in one transaction: the anti-fraud cap, a Sell's
+    reserve, the first free (requisite, amount), the order and its event."""
+    ttl = settings.ORDER_TTL_BUY_SECONDS if side == Side.BUY else settings.ORDER_TTL_SELL_SECONDS
+    with transaction.atomic():
+        if user_id is not None:
+            # Two requests of one user must not both slip under the cap.
+            advisory_xact_lock("antifraud", terminal.pk, user_id)
+            antifraud_check(terminal=terminal, user_id=user_id)
+
+        order_id = uuid.uuid4()
+        reserve = None
+        if side == Side.SELL:
+            # Sells take the amount asked for unless a requisite's limits force another
+            # candidate; then the reserve is re-made below for the amount chosen.
+            reserve_amount = amount + fee_for(amount, rate=fee_range.fee, fixed=fee_range.fixed_fee)
+            reserve = balance_reserve(
+                terminal_id=terminal.pk, amount=reserve_amount, reference=str(order_id)
+            )
+
+        now = timezone.now()
+        order = None
+        livemode = terminal.livemode
+        for requisite, chosen in matching.candidates(
+            methods=methods, side=side, amounts=amounts, sandbox=not livemode
+        ):
+            fee_amount = fee_for(chosen, rate=fee_range.fee, fixed=fee_range.fixed_fee)
+            candidate = Order(
+                id=order_id,
+                terminal=terminal,
+                client_order_id=client_order_id,
+                currency=terminal.currency,
+                side=side,
+                method=requisite.method,
+                initial_method=method,
+                requisite=requisite,
+                trader=requisite.trader,
+                requested_amount=amount,
+                amount=chosen,
+                fee=fee_range.fee,
+                fixed_fee=fee_range.fixed_fee,
+                fee_amount=fee_amount,
+                holder_name=requisite.holder_name,
+                holder_account=requisite.account,
+                customer_name=customer_name,
+                customer_account=customer_account,
+                customer_bank=customer_bank,
+                user_id=user_id,
+                webhook_url=webhook_url,
+                payment_link=(
+                    method_deeplink(
+                        requisite.method,
+                        account=requisite.account,
+                        amount=chosen,
+                        order_id=order_id,
+                    )
+                    if side == Side.BUY
+                    else None
+                ),
+                reserve=reserve,
+                livemode=livemode,
+                sandbox_action=sandbox_action_for(terminal=terminal, amount=amount),
+                event_sequence=1,  # order.created, recorded below
+                created_at=now,
+                expires_at=now + timedelta(seconds=ttl),
+            )
+            try:
+                with transaction.atomic():
+                    candidate.save(force_insert=True)
+            except IntegrityError:
+                continue  # a concurrent order took this (requisite, amount): try the next
+            order = candidate
+            break
+        if order is None:
+            raise NoAvailableTraders(
+                "No available traders that match order requirements. Try another amount or payment method"
+            )
+        if reserve is not None and reserve.amount != order.amount + order.fee_amount:
+            balance_void(reserve_id=reserve.pk)
+            order.reserve = balance_reserve(
+                terminal_id=terminal.pk,
+                amount=order.amount + order.fee_amount,
+                reference=str(order_id),
+            )
+            Order.objects.filter(pk=order.pk).update(reserve=order.reserve)
+        if form_options is not None:
+            order.form_url = hooks.form_session_for(order=order, options=form_options)
+            Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
+        emit_event(order, EventType.ORDER_CREATED, actor=actor)
+        metrics.order_created(order=order)
+        if order.sandbox_action:
+            sandbox_schedule(order)
+    return order

@@ -1,0 +1,103 @@
+"""The schema says what the API does: the create answers the bare
+Order, amounts of 0 are not schema-valid, the method rule is in the schema, NUL
+characters and deep nesting are 400s."""
+
+import re
+
+import jsonschema
+import pytest
+from django.test import Client
+
+from conftest import buy_body
+
+
+@pytest.fixture
+def openapi(db):
+    return Client().get("/api/schema/?format=json").json()
+
+
+def request_schema(openapi, name: str) -> dict:
+    return openapi["components"]["schemas"][name]
+
+
+def test_order_create_documents_the_bare_order_and_replay_header(openapi):
+    created = openapi["paths"]["/api/v1/order/"]["post"]["responses"]["201"]
+    ref = created["content"]["application/json"]["schema"]["$ref"]
+    assert ref.endswith("/OrderOut")
+    assert "Idempotent-Replayed" in created["headers"]
+    assert "Retry-After" in openapi["paths"]["/api/v1/order/"]["get"]["responses"]["429"]["headers"]
+
+
+def test_order_create_201_body_matches_the_documented_schema(shop, demo, openapi):
+    response = shop.post("/api/v1/order/", buy_body(demo))
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert "success" not in body
+    required = set(request_schema(openapi, "OrderOut")["required"])
+    assert required <= body.keys()
+
+
+@pytest.mark.parametrize("amount", ["0", "0.00", "000.0", "5.", "+5", "1e3"])
+def test_amount_pattern_refuses_what_the_server_refuses(openapi, shop, demo, amount):
+    pattern = request_schema(openapi, "OrderCreateInRequest")["properties"]["amount"]["oneOf"][0][
+        "pattern"
+    ]
+    assert not re.search(pattern, amount)
+    response = shop.post("/api/v1/order/", buy_body(demo, amount=amount))
+    assert response.status_code == 400, response.content
+
+
+def test_method_rule_is_in_the_schema(openapi):
+    schema = request_schema(openapi, "OrderCreateInRequest")
+    validator = jsonschema.Draft4Validator({**schema, "components": openapi["components"]})
+    base = {"client_order_id": "a", "order_side": "Buy", "amount": "100.00"}
+    assert not validator.is_valid(base)
+    assert validator.is_valid({**base, "payment_method_id": "x"})
+    assert validator.is_valid({**base, "method_type": "SBP"})
+    assert not validator.is_valid({**base, "payment_method_id": "x", "method_type": "SBP"})
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/order/?status=%00",
+        "/api/v1/form/search?session_id=a%00b",
+        "/api/v1/disputes/search?order_id=%00",
+        "/api/v1/finance/transactions?x%00=1",
+    ],
+)
+def test_nul_in_a_query_is_a_400(shop, path):
+    response = shop.get(path)
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == "malformed_request"
+
+
+def test_nul_in_json_is_a_400_and_creates_nothing(shop, demo):
+    from orders.models import Order
+
+    response = shop.post("/api/v1/order/", buy_body(demo, client_order_id="a\x00b"))
+    assert response.status_code == 400, response.content
+    assert not Order.objects.exists()
+
+
+def test_nul_in_a_form_field_is_a_400(shop, demo):
+    response = shop.post_multipart(
+        "/api/v1/disputes/create", {"order_id": "x\x00", "amount": "10.00"}
+    )
+    assert response.status_code == 400, response.content
+
+
+@pytest.mark.parametrize("key", [None, "deep-1"])
+def test_a_body_nested_too_deeply_is_a_400_with_or_without_key(shop, key):
+    headers = {"Idempotency-Key": key} if key else {}
+    response = shop.post("/api/v1/order/", raw="[" * 100000, headers=headers)
+    assert response.status_code == 400, response.content
+    assert response.json()["success"] is False
+
+
+def test_a_text_part_named_files_is_refused(shop, demo):
+    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+    response = shop.post_multipart(
+        "/api/v1/disputes/create", {"order_id": order["id"], "amount": "10.00", "files": "{}"}
+    )
+    assert response.status_code == 400, response.content

@@ -1,0 +1,82 @@
+"""Multiprocess mode: what separate processes (gunicorn workers, Celery children)
+count adds up in one scrape, through files in PROMETHEUS_MULTIPROC_DIR."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
+
+ROOT = Path(__file__).resolve().parents[2]
+
+COUNT = """
+import django
+django.setup()
+from paymentsvc import metrics
+for _ in range({n}):
+    metrics.order_transitioned(to="Completed", actor="trader:7")
+    metrics.http_request_observed(method="POST", route="/api/v1/order/", status=201, seconds=0.05)
+metrics.webhook_delivery_attempted(state="delivered")
+"""
+
+SCRAPE = """
+import django
+django.setup()
+from paymentsvc import metrics
+metrics._scrape_gauges.clear()  # no database here: counters only
+print(metrics.exposition().decode())
+"""
+
+
+def _run(code: str, env: dict) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def test_counts_from_two_processes_add_up_in_one_scrape(tmp_path):
+    metrics_dir = tmp_path / "metrics"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "paymentsvc.settings",
+        "DEBUG": "true",
+        "VAR_DIR": str(tmp_path / "var"),
+        "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
+    }
+    first = subprocess.Popen([sys.executable, "-c", COUNT.format(n=3)], cwd=ROOT, env=env)
+    second = subprocess.Popen([sys.executable, "-c", COUNT.format(n=4)], cwd=ROOT, env=env)
+    assert first.wait(timeout=120) == 0
+    assert second.wait(timeout=120) == 0
+    # One file per process and kind: nothing shared while counting.
+    assert len(list(metrics_dir.glob("counter_*.db"))) == 2
+
+    text = _run(SCRAPE, env)
+    samples = {
+        (s.name, frozenset(s.labels.items())): s.value
+        for family in text_string_to_metric_families(text)
+        for s in family.samples
+    }
+    assert (
+        samples[
+            (
+                "paymentsvc_order_transitions_total",
+                frozenset({("to", "Completed"), ("actor", "trader")}),
+            )
+        ]
+        == 7
+    )
+    http = frozenset({("method", "POST"), ("route", "/api/v1/order/"), ("status", "201")})
+    assert samples[("paymentsvc_http_requests_total", http)] == 7
+    duration = frozenset({("method", "POST"), ("route", "/api/v1/order/")})
+    assert samples[("paymentsvc_http_request_duration_seconds_count", duration)] == 7
+    assert (
+        samples[("paymentsvc_webhook_deliveries_total", frozenset({("outcome", "delivered")}))] == 2
+    )

@@ -1,0 +1,48 @@
+"""Webhook pages in the admin: readable bodies, named attempts, no useless Save."""
+
+from conftest import buy_body
+from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
+
+
+def test_an_event_page_shows_its_body_indented_and_offers_no_save(client, demo, shop):
+    assert client.login(username="operator", password="operator-demo-password")
+    order = shop.post("/api/v1/order/", buy_body(demo, webhook_url="https://example.com/h")).json()
+    event = WebhookEvent.objects.get(order_id=order["id"])
+    page = client.get(f"/admin/webhooks/webhookevent/{event.pk}/change/").content.decode()
+    assert "<pre" in page and "\n  &quot;type&quot;: &quot;order.created&quot;" in page
+    assert 'name="_save"' not in page
+    assert f'name="_selected_action" value="{event.pk}"' in page and 'data-testid="resend"' in page
+
+
+def test_an_attempt_is_named_by_its_number_and_outcome(demo, shop):
+    from django.utils import timezone
+
+    order = shop.post("/api/v1/order/", buy_body(demo, webhook_url="https://example.com/h")).json()
+    delivery = WebhookDelivery.objects.get(event__order_id=order["id"])
+    attempt = WebhookAttempt.objects.create(
+        delivery=delivery, number=7, started_at=timezone.now(), duration_ms=120, status_code=503
+    )
+    assert str(attempt) == "attempt 7 · 503 · 120 ms"
+
+
+def test_a_delivery_is_resent_from_its_own_page(client, demo, shop):
+    from django.utils import timezone
+
+    from webhooks.models import DeliveryState
+
+    assert client.login(username="operator", password="operator-demo-password")
+    order = shop.post("/api/v1/order/", buy_body(demo, webhook_url="https://example.com/h")).json()
+    delivery = WebhookDelivery.objects.get(event__order_id=order["id"])
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        state=DeliveryState.FAILED, next_attempt_at=timezone.now() + timezone.timedelta(days=1)
+    )
+    page = client.get(f"/admin/webhooks/webhookdelivery/{delivery.pk}/change/").content.decode()
+    assert 'data-testid="resend"' in page
+    done = client.post(
+        "/admin/webhooks/webhookdelivery/",
+        {"action": "resend", "_selected_action": delivery.pk},
+        follow=True,
+    )
+    assert "Queued 1 delivery(ies)" in done.content.decode()
+    delivery.refresh_from_db()
+    assert delivery.state == DeliveryState.PENDING
