@@ -48,9 +48,7 @@ class UnsupportedFileType(ServiceError):
 
 
 class EvidenceStorageFull(ServiceError):
-    status = 507
-    code = "insufficient_storage"
-    message = "Evidence could not be stored; nothing was saved, try again later"
+    code = ErrorCode.INSUFFICIENT_STORAGE
 
 
 class DisputeExists(InvalidRequest):
