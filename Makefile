@@ -26,6 +26,14 @@ browser:
 	  { if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	    else echo "chromium missing: install Debian's chromium package (browser tests will be skipped)"; fi; }
 
+# Debian's nginx: the slow-client tests run the production proxy configuration
+# (deploy/nginx/paymentsvc.conf) in front of a gunicorn they start.
+.PHONY: proxy-server audit soak restore-drill
+proxy-server:
+	@command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || \
+	  { if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null; \
+	    else echo "nginx missing: install Debian's nginx package (proxy tests will be skipped)"; fi; }
+
 # The payer's page translations: locale/*/LC_MESSAGES/django.mo from the .po catalogs
 # (the .mo files are committed too, so a clone without gettext still has them).
 messages: venv
@@ -52,7 +60,7 @@ run: venv messages
 	@mkdir -p "$$PROMETHEUS_MULTIPROC_DIR" && find "$$PROMETHEUS_MULTIPROC_DIR" -maxdepth 1 -name '*.db' -delete
 	$(VENV)/bin/honcho start -f Procfile.dev
 
-test: dev-venv browser messages
+test: dev-venv browser messages proxy-server
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 # The deploy check sees production settings as a deploy sets them: DEBUG off, a secret
@@ -75,7 +83,7 @@ format: dev-venv
 bench: dev-venv
 	$(PY) -m bench
 
-reliability: dev-venv browser
+reliability: dev-venv browser proxy-server
 	$(PY) -m pytest -q -m "slow" $(PYTEST_ARGS)
 
 # docs/form.md's screenshots: every state of the payer's page at 390 and 1280 px.
@@ -86,3 +94,21 @@ form-screenshots: dev-venv browser messages
 
 clean:
 	rm -rf $(VENV) var staticfiles
+
+# The ledger auditor (paymentsvc/tests/reliability/test_audit.py) until stopped with
+# Ctrl-C: operations per second every 30 s; a failure prints AUDIT_SEED=<n>, and
+# `make audit AUDIT_SEED=<n>` replays that run first. `make test` runs it for 1,000
+# operations.
+audit: dev-venv
+	AUDIT_FOREVER=1 AUDIT_SEED=$(AUDIT_SEED) $(PY) -m pytest -q -x -p no:randomly \
+	  paymentsvc/tests/reliability/test_audit.py $(PYTEST_ARGS)
+
+# Backup and restore drill on a private PostgreSQL: pg_dump during load, pg_restore
+# into a fresh database, check_ledger clean, the outbox delivers what was due.
+restore-drill: dev-venv
+	$(PY) scripts/restore_drill.py $(DRILL_ARGS)
+
+# Soak: 30 minutes (SOAK_ARGS="--minutes N") of mixed load on a private stack, a
+# report of memory, descriptors, connections and queue depth every minute.
+soak: dev-venv
+	$(PY) scripts/soak.py $(SOAK_ARGS)

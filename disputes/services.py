@@ -47,6 +47,10 @@ class UnsupportedFileType(ServiceError):
     code = ErrorCode.UNSUPPORTED_FILE_TYPE
 
 
+class EvidenceStorageFull(ServiceError):
+    code = ErrorCode.INSUFFICIENT_STORAGE
+
+
 class DisputeExists(InvalidRequest):
     code = ErrorCode.DISPUTE_EXISTS
 
@@ -114,13 +118,19 @@ def _exists_error(order: Order) -> DisputeExists:
 def _store(checked) -> list[tuple[str, object, filetype.Type]]:
     """Write the evidence under random names; the client's name is never a path."""
     stored = []
+    wanted = ""
     try:
         for upload, kind in checked:
             month = timezone.now().strftime("%Y/%m")
-            name = default_storage.save(
-                f"disputes/{month}/{secrets.token_hex(16)}.{kind.extension}", upload
-            )
+            wanted = f"disputes/{month}/{secrets.token_hex(16)}.{kind.extension}"
+            name = default_storage.save(wanted, upload)
             stored.append((name, upload, kind))
+    except OSError as exc:  # the disk (or volume) holding local evidence is full or failing
+        # A file cut short by a full disk keeps the name it was given (a random one
+        # cannot collide): remove it with the whole ones.
+        _remove([name for name, _, _ in stored] + [wanted])
+        logger.error("Evidence not stored: %s", exc)
+        raise EvidenceStorageFull() from exc
     except BaseException:
         _remove([name for name, _, _ in stored])
         raise

@@ -17,6 +17,7 @@ from django.utils import timezone
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import InsufficientFunds, InvalidRequest, ServiceError
 from paymentsvc.keys import generate_key
+from paymentsvc.money import quantize_money
 
 from .models import (
     ApiKey,
@@ -376,16 +377,19 @@ def ledger_check() -> list[LedgerMismatch]:
     """Recompute every balance from its ledger and open reserves."""
     problems: list[LedgerMismatch] = []
     for balance in Balance.objects.select_related("terminal").order_by("terminal__name"):
+        # SQLite adds decimals as floats (650751.02 came back as 650751.019999999):
+        # sums are rounded to the cent, far coarser than that error, finer than any
+        # real drift.
         sums = {
-            row["transaction_type"]: row["s"]
+            row["transaction_type"]: quantize_money(row["s"])
             for row in balance.transactions.values("transaction_type").annotate(s=Sum("amount"))
         }
         total = (sums.get(TransactionType.DEPOSIT) or Decimal(0)) - (
             sums.get(TransactionType.WITHDRAWAL) or Decimal(0)
         )
-        frozen = balance.reserves.filter(state=ReserveState.OPEN).aggregate(s=Sum("amount"))[
-            "s"
-        ] or Decimal(0)
+        frozen = quantize_money(
+            balance.reserves.filter(state=ReserveState.OPEN).aggregate(s=Sum("amount"))["s"] or 0
+        )
         last = balance.transactions.order_by("-created_at", "-id").first()
         name = balance.terminal.name
         if total != balance.total:

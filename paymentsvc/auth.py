@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.cache import cache
 from django.utils import timezone
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated, Throttled
@@ -24,6 +23,7 @@ from . import logs
 from .client_address import client_address
 from .keys import digests_match, hash_key
 from .rates import parse_rate
+from .throttling import window_count, window_peek
 
 HEADER = "HTTP_X_API_KEY"
 LAST_USED_RESOLUTION = timedelta(minutes=5)
@@ -66,17 +66,13 @@ def _failure_window(address: str) -> tuple[str, int, float]:
 
 def _refuse_if_over_limit(address: str) -> None:
     key, limit, wait = _failure_window(address)
-    if (cache.get(key) or 0) >= limit:
+    if window_peek(key) >= limit:
         raise AuthRateLimited(wait=max(1, int(wait + 0.999)))
 
 
 def _count_failure(address: str) -> None:
     key, _, wait = _failure_window(address)
-    try:
-        cache.incr(key)
-    except ValueError:  # the window's first failure
-        if not cache.add(key, 1, timeout=int(wait) + 1):
-            cache.incr(key)
+    window_count(key, int(wait))
 
 
 class _KeyAuthentication(BaseAuthentication):

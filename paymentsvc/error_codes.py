@@ -25,6 +25,7 @@ class ErrorCode(StrEnum):
     ERROR = "error"
     INTERNAL_ERROR = "internal_error"
     SERVICE_UNAVAILABLE = "service_unavailable"
+    INSUFFICIENT_STORAGE = "insufficient_storage"
     # Authentication
     API_KEY_REQUIRED = "api_key_required"
     INVALID_API_KEY = "invalid_api_key"
@@ -93,6 +94,10 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.ERROR: (400, "Request failed"),
     ErrorCode.INTERNAL_ERROR: (500, "Internal server error"),
     ErrorCode.SERVICE_UNAVAILABLE: (503, "Service temporarily unavailable, try again"),
+    ErrorCode.INSUFFICIENT_STORAGE: (
+        507,
+        "Evidence could not be stored; nothing was saved, try again later",
+    ),
     ErrorCode.API_KEY_REQUIRED: (401, "API key is required"),
     ErrorCode.INVALID_API_KEY: (401, "Invalid API key"),
     ErrorCode.IDEMPOTENCY_KEY_REUSED: (

@@ -1,6 +1,7 @@
 """Per-key request rate limit: a fixed one-minute window counted in the shared cache
 (Redis in production), so every web process sees the same count."""
 
+import logging
 import time
 
 from django.conf import settings
@@ -8,6 +9,36 @@ from django.core.cache import cache
 from rest_framework.throttling import BaseThrottle
 
 from .rates import parse_rate
+
+logger = logging.getLogger(__name__)
+
+
+def window_count(key: str, period: int) -> int | None:
+    """Count one more in a fixed window kept `period` seconds; None when the shared
+    cache (Redis) is down. Limits then fail open: money is still guarded (the anti-fraud
+    cap, balances and matching live in the database); refusing every caller while Redis
+    restarts would not be."""
+    # incr first: once a window is open (every request but its first) that is
+    # the only round trip to the cache.
+    try:
+        try:
+            return cache.incr(key)
+        except ValueError:  # the window's first request
+            if cache.add(key, 1, timeout=period + 1):
+                return 1
+            return cache.incr(key)  # another process opened it between our incr and add
+    except Exception as exc:
+        logger.warning("Rate limit not counted, cache unavailable: %s", exc)
+        return None
+
+
+def window_peek(key: str) -> int:
+    """The count so far in a window; 0 when the shared cache is down (fail open)."""
+    try:
+        return cache.get(key) or 0
+    except Exception as exc:
+        logger.warning("Rate limit not read, cache unavailable: %s", exc)
+        return 0
 
 
 class ApiKeyRateThrottle(BaseThrottle):
@@ -19,17 +50,9 @@ class ApiKeyRateThrottle(BaseThrottle):
         now = time.time()
         window = int(now // period)
         key = f"rl:{ident[:32]}:{window}"
-        # incr first: once a window is open (every request but its first) that is
-        # the only round trip to the cache.
-        try:
-            count = cache.incr(key)
-        except ValueError:  # the window's first request
-            if cache.add(key, 1, timeout=period + 1):
-                count = 1
-            else:  # another process opened it between our incr and add
-                count = cache.incr(key)
         self._wait = (window + 1) * period - now
-        return count <= limit
+        count = window_count(key, period)
+        return count is None or count <= limit
 
     def wait(self):
         return max(1, int(self._wait + 0.999))

@@ -8,7 +8,7 @@ from django.core.files.uploadedfile import TemporaryUploadedFile
 
 from conftest import buy_body
 from disputes.models import Dispute, DisputeFile
-from disputes.services import PayloadTooLarge, dispute_open, evidence_check
+from disputes.services import EvidenceStorageFull, PayloadTooLarge, dispute_open, evidence_check
 from paymentsvc.files import SNIFF_BYTES
 from webhooks.models import WebhookEvent
 
@@ -87,7 +87,7 @@ def test_a_storage_failure_removes_what_was_already_written(demo, order, setting
         },
     }
     FlakyStorage.saves = 0
-    with pytest.raises(OSError):
+    with pytest.raises(EvidenceStorageFull):  # a 507, from the OSError
         dispute_open(
             terminal=demo.shop, order_id=order["id"], amount=Decimal("10"), files=[f.png(), f.pdf()]
         )
