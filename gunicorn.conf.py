@@ -1,10 +1,11 @@
 """gunicorn for the web process. Sized for a 2-core machine by default (3 processes ×
-4 threads): requests spend most of their time waiting on PostgreSQL, so threads keep
-the cores busy while a process per core (plus one) keeps the GIL from capping
-throughput. `make bench` compares layouts; override with WEB_CONCURRENCY and
-GUNICORN_THREADS. Each thread may hold one database connection (CONN_MAX_AGE), so
-processes × threads × machines must stay under PostgreSQL's max_connections (or put
-PgBouncer in front)."""
+4 threads): `make bench` compares layouts (docs/benchmarks.md), and on this shared
+machine, where a COMMIT's WAL flush and every round trip to PostgreSQL can wait long,
+threads kept the cores busy: one thread per process made a quarter to a third fewer order
+creations than 3 × 4 (on an idle machine, where requests are mostly Python, the layouts
+come closer). Override with WEB_CONCURRENCY and GUNICORN_THREADS. Each thread may hold
+one database connection (CONN_MAX_AGE), so processes × threads × machines must stay
+under PostgreSQL's max_connections (or put PgBouncer in front)."""
 
 import os
 from pathlib import Path

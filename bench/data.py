@@ -34,10 +34,10 @@ def bulk_orders(total: int) -> None:
     sql = f"""
     INSERT INTO orders_order (id, terminal_id, client_order_id, currency, side, method_id, initial_method_id,
       status, requested_amount, amount, fee, fixed_fee, fee_amount, holder_name, holder_account,
-      event_sequence, created_at, updated_at, expires_at, closed_by)
+      event_sequence, created_at, updated_at, expires_at, closed_by, receipts_count)
     SELECT gen_random_uuid(), t.id, 'hist-' || g, 'RUB', 'Buy', m.id, m.id, 'Completed', 1000, 1000 + (g % 5000),
       5, 0, 50, 'H', '+70000000000', 2, now() - (g % 525600) * interval '1 minute' - interval '1 hour',
-      now() - (g % 525600) * interval '1 minute', now(), 'bench'
+      now() - (g % 525600) * interval '1 minute', now(), 'bench', 0
     FROM generate_series((SELECT count(*) FROM orders_order) + 1, {total}) g,
       (SELECT id FROM finance_terminal WHERE name = 'Demo Shop') t,
       (SELECT id FROM finance_paymentmethod WHERE name = 'Sberbank SBP') m;
@@ -56,6 +56,68 @@ def settle_orders() -> None:
     WHERE status = 'Pending' AND client_order_id <> 'lookup-me';
     """
     psql(sql)
+    loads_recount()
+
+
+def loads_recount() -> None:
+    """Every requisite's load row counted afresh, as the bench's own SQL writes above
+    bypass the services that keep it (orders.services.load)."""
+    psql(
+        """
+    UPDATE orders_requisiteload l SET
+      pending = (SELECT count(*) FROM orders_order o
+                 WHERE o.requisite_id = l.requisite_id AND o.status = 'Pending'),
+      turnover = COALESCE((SELECT sum(o.amount) FROM orders_order o
+                 WHERE o.requisite_id = l.requisite_id
+                   AND o.created_at >= date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+                   AND o.status IN ('Pending', 'Completed')), 0),
+      day = (now() AT TIME ZONE 'UTC')::date;
+    """
+    )
+
+
+def fill_requisite_day(method: str, per_requisite: int) -> None:
+    """`per_requisite` Completed orders created today (UTC) on each requisite of the
+    method: a requisite late in a busy day."""
+    psql(
+        f"""
+    INSERT INTO orders_order (id, terminal_id, client_order_id, currency, side, method_id,
+      initial_method_id, requisite_id, trader_id, status, requested_amount, amount, fee,
+      fixed_fee, fee_amount, holder_name, holder_account, event_sequence, created_at,
+      updated_at, expires_at, closed_by, receipts_count)
+    SELECT gen_random_uuid(), t.id, 'day-' || g, 'RUB', 'Buy', r.method_id, r.method_id, r.id,
+      r.trader_id, 'Completed', 1000, 100 + (g % 5000), 5, 0, 50, 'H', '+70000000000', 2,
+      date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+        + (g % 3600) * interval '1 second',
+      now(), now(), 'bench', 0
+    FROM generate_series(1, {per_requisite}) g,
+      (SELECT id FROM finance_terminal WHERE name = 'Demo Shop') t,
+      (SELECT r.* FROM orders_requisite r JOIN finance_paymentmethod m ON m.id = r.method_id
+       WHERE m.name = '{method}') r;
+    """
+    )
+    loads_recount()
+    analyze()
+
+
+def fill_terminal_window(terminal: str, total: int) -> None:
+    """`total` Completed orders for `terminal`, all inside the list's default 24-hour
+    window (a busy terminal's day), with client_order_ids `win-1` ... `win-<total>`."""
+    psql(
+        f"""
+    INSERT INTO orders_order (id, terminal_id, client_order_id, currency, side, method_id,
+      initial_method_id, status, requested_amount, amount, fee, fixed_fee, fee_amount,
+      holder_name, holder_account, event_sequence, created_at, updated_at, expires_at,
+      closed_by, receipts_count)
+    SELECT gen_random_uuid(), t.id, 'win-' || g, 'RUB', 'Buy', m.id, m.id, 'Completed', 1000,
+      1000 + (g % 5000), 5, 0, 50, 'H', '+70000000000', 2,
+      now() - interval '1 hour' - (g % 79200) * interval '1 second', now(), now(), 'bench', 0
+    FROM generate_series(1, {total}) g,
+      (SELECT id FROM finance_terminal WHERE name = '{terminal}') t,
+      (SELECT id FROM finance_paymentmethod WHERE name = 'Sberbank SBP') m;
+    """
+    )
+    psql("VACUUM ANALYZE orders_order")
 
 
 def add_requisites(method_id: str, total: int) -> None:

@@ -2,7 +2,7 @@
 `python -m bench.django_side COMMAND [ARGS]`; the last line printed is the answer.
 
   seed                          bench-only data; prints the Bench SBP method's id
-  method-id                     the Bench SBP method's id
+  method-id [NAME]              the Bench SBP (or the named) method's id
   add-requisites METHOD TOTAL   requisites on METHOD up to TOTAL
   query-counts METHOD           SQL statements per request, as JSON
 """
@@ -48,10 +48,10 @@ def seed() -> str:
     return str(m.pk)
 
 
-def method_id() -> str:
+def method_id(name: str = "Bench SBP") -> str:
     from finance.models import PaymentMethod
 
-    return str(PaymentMethod.objects.get(name="Bench SBP").pk)
+    return str(PaymentMethod.objects.get(name=name).pk)
 
 
 def add_requisites(method: str, total: str) -> str:

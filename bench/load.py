@@ -83,6 +83,20 @@ def order_list(client, i):
     return client.get("/api/v1/order/", headers=SHOP)
 
 
+def order_list_50(key):
+    return lambda client, i: client.get(
+        "/api/v1/order/", params={"size": 50}, headers={"X-API-Key": key}
+    )
+
+
+def search_as(key, client_order_id):
+    return lambda client, i: client.get(
+        "/api/v1/order/search-by-client-order-id",
+        params={"id": client_order_id},
+        headers={"X-API-Key": key},
+    )
+
+
 def lookup(order_id):
     return lambda client, i: client.get(f"/api/v1/order/{order_id}", headers=SHOP)
 

@@ -33,11 +33,11 @@ def django_side(*args: str) -> str:
     return out.splitlines()[-1] if out else ""
 
 
-def start(cmd: list[str]) -> subprocess.Popen:
+def start(cmd: list[str], env: dict | None = None) -> subprocess.Popen:
     proc = subprocess.Popen(
         cmd,
         cwd=ROOT,
-        env=ENV,
+        env={**ENV, **(env or {})},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -93,11 +93,11 @@ GUNICORN = [PY, "-m", "gunicorn", "-c", "gunicorn.conf.py"]
 NO_RECYCLING = ["--max-requests", "0"]
 # (workers, threads) tried against each other; the first is gunicorn.conf.py's default
 # on this machine (cores + 1 workers x 4 threads).
-CONFIGS = [(os.cpu_count() + 1, 4), (2, 4), (2, 8), (os.cpu_count() + 1, 1), (5, 1)]
+CONFIGS = [(os.cpu_count() + 1, 4), (os.cpu_count() + 1, 1), (2, 4), (2, 8), (5, 1)]
 
 
-def start_web(*flags: str) -> subprocess.Popen:
-    web = start([*GUNICORN, *NO_RECYCLING, *flags, "paymentsvc.wsgi"])
+def start_web(*flags: str, env: dict | None = None) -> subprocess.Popen:
+    web = start([*GUNICORN, *NO_RECYCLING, *flags, "paymentsvc.wsgi"], env=env)
     wait_ready()
     return web
 

@@ -49,6 +49,28 @@ def report(r: dict) -> None:
         "two cores is not the server's, and it weighs on ping and on the endpoint alike.",
     ]
 
+    if "vs_balance" in r:
+        body += [
+            "",
+            "## Against the balance read, 16 clients",
+            "",
+            "Each endpoint in alternating slices with `GET /api/v1/finance/balance` (one "
+            "indexed read beyond ping) at 16 clients.",
+            "",
+            "| endpoint | result | balance in the same slices | ratio | goal |",
+            "|---|---|---|---|---|",
+        ]
+        for name, (target, base) in r["vs_balance"].items():
+            goal = 0.5 if name == "create" else 0.7
+            ratio = target["rps"] / base["rps"]
+            goals.append(
+                (f"{name} ≥ {goal:.0%} of balance at 16 clients", f"{ratio:.2f}", ratio >= goal)
+            )
+            body.append(
+                f"| {name} | {fmt(target)} | {fmt(base)} | {ratio:.2f} | "
+                f"≥ {goal:.0%}: {verdict(ratio >= goal)} |"
+            )
+
     q = r["queries"]
     body += [
         "",
@@ -80,9 +102,18 @@ def report(r: dict) -> None:
             f"| {workers} × {threads} | {fmt(create)} | {fmt(base)} | "
             f"{create['rps'] / base['rps']:.2f} |"
         )
+    default = next(iter(sweep))
     body += [
         "",
-        f"Most order creations per second in this run: {best[0]} × {best[1]}.",
+        f"Most order creations per second in this run: {best[0]} × {best[1]}. "
+        + (
+            "That is gunicorn.conf.py's default."
+            if best == default
+            else f"gunicorn.conf.py's default ({default[0]} × {default[1]}) made "
+            f"{sweep[default][0]['rps'] / sweep[best][0]['rps']:.0%} of that (the layouts "
+            "run one after another, so a busy moment on the shared machine can rank close "
+            "layouts either way)."
+        ),
     ]
 
     s = r["scale"]
@@ -112,6 +143,60 @@ def report(r: dict) -> None:
         f"| order creation, 8 clients (10 vs 10 thousand requisites) | {fmt(req['10'])} | "
         f"{fmt(req['10k'])} | {ratio:.2f} | < 1.5: {verdict(ratio < 1.5)} |"
     )
+
+    if "day" in r:
+        busy, quiet = r["day"]
+        ratio = quiet["rps"] / busy["rps"]
+        goals.append(
+            (
+                "create: 5,000 of today's orders on each requisite vs none ≤ 1.2",
+                f"{ratio:.2f}",
+                ratio <= 1.2,
+            )
+        )
+        body += [
+            "",
+            "## Creation late in a requisite's day",
+            "",
+            "Order creation at 16 clients on Sberbank SBP, whose two requisites each took "
+            "5,000 orders today, in alternating slices with creation on T-Bank SBP, whose two "
+            "requisites took none: each requisite's Pending count and turnover are one row "
+            "(RequisiteLoad), not an aggregate of its day.",
+            "",
+            "| requisites' day | result | cost ratio (busy / empty) | goal |",
+            "|---|---|---|---|",
+            f"| none today | {fmt(quiet)} | | |",
+            f"| 5,000 each today | {fmt(busy)} | {ratio:.2f} | ≤ 1.2: {verdict(ratio <= 1.2)} |",
+        ]
+
+    if "window" in r:
+        body += [
+            "",
+            "## A busy terminal's day",
+            "",
+            "The order list (`size=50`, default 24-hour window) and the search by "
+            "client_order_id at 8 clients, for a terminal with 100 thousand orders inside "
+            "the window, in alternating slices with a terminal that has 1 thousand. The "
+            "list's `total` is counted up to ORDER_LIST_COUNT_CAP (1,000; beyond it a "
+            "lower bound with `total_is_estimate`), its page read off the index.",
+            "",
+            "| query | 1 thousand orders today | 100 thousand orders today | cost ratio | goal |",
+            "|---|---|---|---|---|",
+        ]
+        for name in ("list", "search"):
+            busy, quiet = r["window"][name]
+            ratio = quiet["rps"] / busy["rps"]
+            goals.append(
+                (
+                    f"{name}: 100 thousand vs 1 thousand orders today ≤ 1.5",
+                    f"{ratio:.2f}",
+                    ratio <= 1.5,
+                )
+            )
+            body.append(
+                f"| {name} | {fmt(quiet)} | {fmt(busy)} | {ratio:.2f} | "
+                f"≤ 1.5: {verdict(ratio <= 1.5)} |"
+            )
 
     h = r["hot_balance"]
     body += [
@@ -162,6 +247,37 @@ def report(r: dict) -> None:
         f"{verdict(grew_little)}."
         + (" (A gunicorn worker was replaced during the run.)" if m["restarted"] else ""),
     ]
+
+    if r.get("pgbouncer"):
+        pgb = r["pgbouncer"]
+        errors = sum(t["errors"] + b["errors"] for t, b in pgb["points"].values())
+        works = not pgb["problems"] and errors == 0
+        goals.append(
+            (
+                "works through PgBouncer (transaction pooling)",
+                f"{errors} errors, {len(pgb['problems'])} wrong answers",
+                works,
+            )
+        )
+        body += [
+            "",
+            "## Through PgBouncer (transaction pooling)",
+            "",
+            "The same gunicorn with Debian's PgBouncer between it and PostgreSQL "
+            "(`pool_mode = transaction`, 6 server connections, PGBOUNCER_TRANSACTION_MODE=true, "
+            "CONN_MAX_AGE=0): each endpoint in alternating slices with ping through the same "
+            "PgBouncer, 16 clients.",
+            "",
+            "| endpoint | result | ping in the same slices | ratio |",
+            "|---|---|---|---|",
+            *(
+                f"| {name} | {fmt(t)} | {fmt(b)} | {t['rps'] / b['rps']:.2f} |"
+                for name, (t, b) in pgb["points"].items()
+            ),
+            "",
+            f"Non-2xx answers: {errors}."
+            + (f" Wrong answers: {'; '.join(pgb['problems'])}." if pgb["problems"] else ""),
+        ]
 
     lines = [
         "# Benchmarks",

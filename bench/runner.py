@@ -8,7 +8,15 @@ from datetime import UTC, datetime
 import httpx
 
 from .config import BASE, MEMORY_REQUESTS, RESULTS, SECONDS, SHOP
-from .data import add_requisites, analyze, bulk_orders, settle_orders, setup
+from .data import (
+    add_requisites,
+    analyze,
+    bulk_orders,
+    fill_requisite_day,
+    fill_terminal_window,
+    settle_orders,
+    setup,
+)
 from .load import (
     AMOUNTS,
     balance,
@@ -17,11 +25,14 @@ from .load import (
     create_with_webhook,
     lookup,
     order_list,
+    order_list_50,
     ping,
     run,
     search,
+    search_as,
     side_by_side,
 )
+from .pgbouncer import check_answers, start_pgbouncer, through_pgbouncer_env
 from .processes import CONFIGS, children, django_side, rss_kb, start_web, stop, stop_all
 from .report import report
 from .webhooks import Receiver, webhook_rates
@@ -80,6 +91,16 @@ def main():
             ):
                 throughput[(name, c)], throughput[(f"ping:{name}", c)] = side_by_side(make, ping, c)
         results["throughput"] = throughput
+        settle_orders()
+        results["vs_balance"] = {
+            name: side_by_side(make, balance, 16)
+            for name, make in (
+                ("create", create_buy(method_id)),
+                ("list (size=50)", order_list_50("demo-shop-key")),
+                ("lookup", lookup(seed["id"])),
+                ("search", search_as("demo-shop-key", "lookup-me")),
+            )
+        }
         results["client_cpu"] = client_cpu_share()
 
         many = [f"bench-key-{i}" for i in range(8)]
@@ -105,6 +126,8 @@ def main():
             settle_orders()
             requisites[label] = run(create_buy(method_id), 8)
         results["requisites"] = requisites
+        results["day"] = busy_day()
+        results["window"] = busy_terminal()
 
         receiver = Receiver()
         results["webhooks"], worker = webhook_rates(method_id, receiver)
@@ -132,12 +155,71 @@ def main():
             "worker": (before[1], after[1]),
             "restarted": sorted(children(web.pid)) != sorted(web_pids),
         }
+        stop(web)
+        results["pgbouncer"] = through_pgbouncer(method_id, seed["id"])
     finally:
         stop_all()
     results["minutes"] = (time.perf_counter() - began) / 60
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_bytes(pickle.dumps(results))
     report(results)
+
+
+DAY_ORDERS = 5000
+
+
+def busy_day() -> tuple[dict, dict]:
+    """Creation on a method whose requisites each took DAY_ORDERS orders today, side
+    by side with creation on a method whose requisites took none (two requisites each,
+    16 clients): a creation must not cost more late in a requisite's day."""
+    settle_orders()
+    busy, quiet = django_side("method-id", "Sberbank SBP"), django_side("method-id", "T-Bank SBP")
+    fill_requisite_day("Sberbank SBP", DAY_ORDERS)
+    run(create_buy(quiet), 8, 1)  # warm-up
+    return side_by_side(create_buy(busy), create_buy(quiet), 16)
+
+
+def busy_terminal() -> dict:
+    """The order list (size=50) and search of a terminal with 100 thousand orders in
+    the default 24-hour window, side by side with one that has 1 thousand (8 clients)."""
+    fill_terminal_window("Bench 1", 1_000)
+    fill_terminal_window("Bench 2", 100_000)
+    quiet, busy = "bench-key-1", "bench-key-2"
+    run(order_list_50(busy), 4, 1)  # warm-up
+    points = {}
+    for name, make in (
+        ("list", order_list_50),
+        ("search", lambda key: search_as(key, "win-500")),
+    ):
+        points[name] = side_by_side(make(busy), make(quiet), 8)
+    return points
+
+
+def through_pgbouncer(method_id: str, order_id: str) -> dict:
+    """The same server with PgBouncer (transaction pooling) between it and PostgreSQL:
+    every kind of request answered, and each endpoint side by side with ping through
+    the same PgBouncer at 16 clients."""
+    bouncer = start_pgbouncer()
+    if bouncer is None:
+        return {}
+    try:
+        web = start_web(env=through_pgbouncer_env())
+        try:
+            settle_orders()
+            run(ping, 8, 1)  # warm-up
+            points = {
+                name: side_by_side(make, ping, 16)
+                for name, make in (
+                    ("create", create_buy(method_id)),
+                    ("list", order_list),
+                    ("lookup", lookup(order_id)),
+                )
+            }
+            return {"problems": check_answers(), "points": points}
+        finally:
+            stop(web)
+    finally:
+        stop(bouncer)
 
 
 def client_cpu_share() -> float:

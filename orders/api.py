@@ -27,7 +27,12 @@ from webhooks.delivery import DeliveryRefused, resolve_target
 from . import selectors, services
 from .models import OrderStatus
 from .receipts import receipt_response, render_receipt
-from .render import render_order, render_orders, render_trader_order, render_trader_orders
+from .render import (
+    render_order,
+    render_rows,
+    render_trader_order,
+    render_trader_orders,
+)
 
 
 def _day_before(moment: datetime) -> datetime:
@@ -192,12 +197,61 @@ def order_envelopes(prefix: str, item: type[serializers.Serializer]):
 OrderEnvelope, OrderPage = order_envelopes("Order", OrderOut)
 
 
+OrderListPage = inline_serializer(
+    "OrderListPage",
+    {
+        "success": serializers.BooleanField(),
+        "message": serializers.CharField(),
+        "orders": inline_serializer(
+            "OrderListPageBody",
+            {
+                "total": serializers.IntegerField(),
+                "page": serializers.IntegerField(),
+                "size": serializers.IntegerField(),
+                "pages": serializers.IntegerField(),
+                "items": OrderOut(many=True),
+                "has_more": serializers.BooleanField(
+                    help_text="More orders follow this page (in the direction of travel)."
+                ),
+                "total_is_estimate": serializers.BooleanField(
+                    help_text="The list holds more than ORDER_LIST_COUNT_CAP orders: "
+                    "`total` is that cap, a lower bound."
+                ),
+            },
+        ),
+    },
+)
+
+
 class OrderListQuery(page_query(10), DateRangeMixin):
     payment_method_id = serializers.CharField(required=False, max_length=64)
     order_side = serializers.ChoiceField(choices=Side.choices, required=False)
     status = serializers.ChoiceField(choices=OrderStatus.choices, required=False)
     sort_by = serializers.ChoiceField(choices=["created_at", "amount"], default="created_at")
     sort = serializers.ChoiceField(choices=["asc", "desc"], default="desc")
+    starting_after = serializers.CharField(
+        required=False,
+        max_length=64,
+        help_text="An order id: the page of orders right after it in this list's order "
+        "(the next page). Not with `page` or `ending_before`.",
+    )
+    ending_before = serializers.CharField(
+        required=False,
+        max_length=64,
+        help_text="An order id: the page of orders right before it in this list's order "
+        "(the previous page). Not with `page` or `starting_after`.",
+    )
+
+    def validate(self, attrs):
+        attrs = super().validate(attrs)
+        cursors = [name for name in ("starting_after", "ending_before") if name in attrs]
+        if len(cursors) > 1:
+            raise serializers.ValidationError(
+                {"ending_before": ["Cannot be combined with starting_after"]}
+            )
+        if cursors and "page" in self.initial_data:
+            raise serializers.ValidationError({cursors[0]: ["Cannot be combined with page"]})
+        return attrs
 
 
 class OrderCollectionView(TerminalAPIView):
@@ -243,7 +297,7 @@ class OrderCollectionView(TerminalAPIView):
         )
         return Response(render_order(order), status=201)
 
-    @extend_schema(operation_id="order_list", parameters=[OrderListQuery], responses=OrderPage)
+    @extend_schema(operation_id="order_list", parameters=[OrderListQuery], responses=OrderListPage)
     def get(self, request):
         q = parse_query(OrderListQuery, request)
         now = timezone.now()
@@ -264,9 +318,24 @@ class OrderCollectionView(TerminalAPIView):
             sort_by=q["sort_by"],
             descending=q["sort"] == "desc",
         )
-        return Response(
-            ok(orders=paginate(qs, page=q["page"], size=q["size"], render=render_orders))
-        )
+        cap = settings.ORDER_LIST_COUNT_CAP
+        if "starting_after" in q or "ending_before" in q:
+            page = selectors.order_list_page(
+                qs,
+                terminal=self.terminal,
+                sort_by=q["sort_by"],
+                descending=q["sort"] == "desc",
+                size=q["size"],
+                starting_after=q.get("starting_after"),
+                ending_before=q.get("ending_before"),
+                count_cap=cap,
+            )
+        else:
+            page = selectors.order_list_numbered_page(
+                qs, page=q["page"], size=q["size"], count_cap=cap
+            )
+        page["items"] = render_rows(page["items"])
+        return Response(ok(orders=page))
 
 
 class SearchByClientIdQuery(serializers.Serializer):
@@ -291,7 +360,7 @@ class OrderSearchByClientIdView(TerminalAPIView):
             "page": 1,
             "size": q["size"],
             "pages": 1 if rows else 0,
-            "items": render_orders(rows),
+            "items": render_rows(rows),
         }
         return Response(ok(orders=page))
 

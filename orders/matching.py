@@ -2,26 +2,29 @@
 
 A payer's transfer is recognised by its amount, so a requisite may hold at most one
 Pending Buy order of a given amount. The database enforces that with a partial
-unique index; the matcher only proposes candidates in a sensible order and tries them
-one by one inside savepoints. A concurrent request that took the same pair first
-makes our INSERT fail with IntegrityError (on PostgreSQL it waits for the other
-transaction, then fails), and we simply try the next candidate: a lost race is
-retried, never reported. The 500 is answered only when every candidate is taken.
+unique index, and each requisite's `max_pending` and `daily_limit` with a conditional
+UPDATE of its RequisiteLoad row (orders/services/load.py). The matcher only proposes
+candidates in a sensible order; placement tries them one by one inside savepoints.
+A concurrent request that took the same requisite's last room or the same pair first
+makes our UPDATE match nothing or our INSERT fail on the slot index (on PostgreSQL
+each waits for the other transaction first), and we simply try the next candidate: a
+lost race is retried, never reported. The 500 is answered only when every candidate
+is taken.
 """
 
 import random
 import uuid
 from collections.abc import Iterator
-from datetime import timedelta
 from decimal import Decimal
 
-from django.conf import settings
-from django.db import connection
+from django.db import IntegrityError, connection
+from django.db.models import Q
 from django.utils import timezone
 
 from finance.models import PaymentMethod, Side
 
-from .models import Order, OrderStatus, Requisite, Trader
+from .models import Order, OrderStatus, Requisite, RequisiteLoad, Trader
+from .services import load
 
 UNIQUE_AMOUNT_STEPS = 10  # amount .. amount + 9, in whole steps of 1
 
@@ -114,50 +117,35 @@ def _slice(
 ) -> list[Requisite]:
     """Up to CHUNK eligible requisites (of sandbox traders for a sandbox order, of live
     ones for a live order: never across), taken along `arcs` (id ranges) in order, each
-    with its live Pending count, today's turnover and, for a Buy, which candidate
-    amounts it holds.
+    with its Pending count and today's turnover as its RequisiteLoad row has them and,
+    for a Buy, which candidate amounts it holds.
 
     Written in SQL because the ORM spent more time building this statement than the
     database spends running it. Each arc is read through the primary key and limited
-    on its own, so a slice reads at most CHUNK requisites per arc; the figures are
-    computed only for the CHUNK kept, each a correlated subquery over the order index
-    (requisite, created_at) from the start of the UTC day or the longest order
-    lifetime ago, whichever is earlier: a requisite's history, however long, is never
-    read. The conditions on status sit inside the aggregates, not in WHERE: with
-    `status = 'Pending'` in WHERE the planner may take a partial index of every Pending
-    order instead (it did, with statistics taken before a burst of orders, at 0.5 ms
-    for each requisite). An order Pending past its expiry is not counted: it is shown
-    as Expired, and its slot is freed before matching.
+    on its own, so a slice reads at most CHUNK requisites per arc. Nothing here grows
+    with a requisite's day: the figures are one row, and "holds this amount" is one
+    probe of the partial unique index on Pending Buy (requisite, amount) (its
+    condition written as literals so the planner can match it). These figures only
+    order and thin out the candidates; the conditional UPDATE of the load row and
+    the INSERT against the unique index decide. A requisite without a load row yet
+    gets one, counted from its orders.
     """
-    now = timezone.now()
-    day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
-    longest_ttl = max(settings.ORDER_TTL_BUY_SECONDS, settings.ORDER_TTL_SELL_SECONDS)
-    live_from = now - timedelta(seconds=longest_ttl)
+    today = load.utc_day()
     key = Requisite._meta.pk
-    when = Order._meta.get_field("created_at")
     money = Order._meta.get_field("amount")
 
     def db_uuid(value):
         return key.get_db_prep_value(value, connection)
 
-    def db_time(value):
-        return when.get_db_prep_value(value, connection)
-
-    window = db_time(min(day_start, live_from))
     holds, holds_params = "", []
     if side == Side.BUY:
         for k, amount in enumerate(amounts):
             holds += (
-                f", (SELECT COUNT(CASE WHEN o.status = %s AND o.side = %s AND o.amount = %s"
-                f" THEN 1 END) FROM {ORDERS} o WHERE o.requisite_id = r.id"
-                f" AND o.created_at >= %s) AS holds_{k}"
+                f", EXISTS (SELECT 1 FROM {ORDERS} o WHERE o.requisite_id = r.id"
+                f" AND o.amount = %s AND o.status = '{OrderStatus.PENDING.value}'"
+                f" AND o.side = '{Side.BUY.value}') AS holds_{k}"
             )
-            holds_params += [
-                OrderStatus.PENDING,
-                Side.BUY,
-                money.get_db_prep_value(amount, connection),
-                window,
-            ]
+            holds_params.append(money.get_db_prep_value(amount, connection))
     method_list = ", ".join(["%s"] * len(methods))
     arc_selects, arc_params = [], []
     for number, (condition, values) in enumerate(arcs):
@@ -169,31 +157,21 @@ def _slice(
         )
         arc_params += [*(db_uuid(pk) for pk in methods), sandbox, *map(db_uuid, values), CHUNK]
     sql = f"""
-        SELECT r.*,
-          (SELECT COUNT(CASE WHEN o.status = %s AND o.created_at >= %s AND o.expires_at > %s
-                        THEN 1 END)
-             FROM {ORDERS} o WHERE o.requisite_id = r.id AND o.created_at >= %s) AS pending,
-          (SELECT SUM(CASE WHEN o.created_at >= %s AND o.status IN (%s, %s) THEN o.amount END)
-             FROM {ORDERS} o WHERE o.requisite_id = r.id AND o.created_at >= %s) AS turnover
+        SELECT r.*, l.requisite_id IS NOT NULL AS has_load,
+          COALESCE(l.pending, 0) AS pending,
+          CASE WHEN l.day = %s THEN l.turnover ELSE 0 END AS turnover
           {holds}
         FROM ({" UNION ALL ".join(arc_selects)}) r
+        LEFT JOIN {LOADS} l ON l.requisite_id = r.id
         ORDER BY r.arc, r.id
         LIMIT %s
     """
-    params = [
-        OrderStatus.PENDING,
-        db_time(live_from),
-        db_time(now),
-        window,
-        db_time(day_start),
-        OrderStatus.PENDING,
-        OrderStatus.COMPLETED,
-        window,
-        *holds_params,
-        *arc_params,
-        CHUNK,
-    ]
+    day = RequisiteLoad._meta.get_field("day").get_db_prep_value(today, connection)
+    params = [day, *holds_params, *arc_params, CHUNK]
     rows = list(Requisite.objects.raw(sql, params))
+    missing = [row.pk for row in rows if not row.has_load]
+    if missing:
+        load.requisite_load_ensure(requisite_ids=missing)
     for row in rows:
         row.method = methods[row.method_id]  # already loaded
         # The order needs only the trader's id; the rest loads if anything asks.
@@ -206,6 +184,7 @@ def _slice(
 ORDERS = Order._meta.db_table
 REQUISITES = Requisite._meta.db_table
 TRADERS = Trader._meta.db_table
+LOADS = RequisiteLoad._meta.db_table
 
 
 def candidates(
@@ -230,14 +209,28 @@ def candidates(
                 yield requisite, amount
 
 
+SLOT_CONSTRAINT = "order_pending_buy_requisite_amount_unique"
+
+
+def slot_taken(error: IntegrityError) -> bool:
+    """Whether an order INSERT failed on the one-Pending-Buy-per-(requisite, amount)
+    index, and not on anything else (which must surface)."""
+    cause = error.__cause__
+    diag = getattr(cause, "diag", None)
+    if diag is not None:  # PostgreSQL names the constraint
+        return diag.constraint_name == SLOT_CONSTRAINT
+    # SQLite names the columns of the unique index that failed.
+    return str(error) == f"UNIQUE constraint failed: {ORDERS}.requisite_id, {ORDERS}.amount"
+
+
 def overdue_holders(*, methods: list[PaymentMethod], amounts: list[Decimal]) -> list:
-    """Pending Buy orders past expiry that still hold a candidate slot."""
+    """Pending orders past expiry on these methods' requisites that may stand in the
+    way: Buys holding a candidate amount, and any on a requisite with a Pending cap."""
     return list(
         Order.objects.filter(
+            Q(amount__in=amounts, side=Side.BUY) | Q(requisite__max_pending__isnull=False),
             requisite__method__in=methods,
-            amount__in=amounts,
-            side=Side.BUY,
             status=OrderStatus.PENDING,
-            expires_at__lte=timezone.now() + timedelta(seconds=0),
+            expires_at__lte=timezone.now(),
         ).values_list("id", flat=True)[:50]
     )

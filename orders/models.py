@@ -59,6 +59,33 @@ class Requisite(models.Model):
         return f"{self.method} · {self.account} ({self.trader})"
 
 
+class RequisiteLoad(models.Model):
+    """A requisite's live figures, kept by the transactions that change them.
+
+    `pending` is the number of its Pending orders (either side); `turnover` is the sum
+    of the amounts of its orders created on the UTC day `day` that are Pending or
+    Completed. Order creation raises both with one conditional UPDATE that holds only
+    while they stay within the requisite's `max_pending` and `daily_limit`, so the
+    database enforces the caps under any concurrency (see orders/load.py); leaving
+    Pending lowers `pending`, and a cancel or expiry gives the amount back.
+    """
+
+    requisite = models.OneToOneField(
+        Requisite, on_delete=models.CASCADE, primary_key=True, related_name="load"
+    )
+    pending = models.IntegerField(default=0)
+    day = models.DateField()
+    turnover = MoneyField(default=0)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(pending__gte=0), name="requisite_load_pending"),
+        ]
+
+    def __str__(self):
+        return f"{self.pending} pending, {self.turnover} on {self.day}"
+
+
 class OrderStatus(models.TextChoices):
     PENDING = "Pending", "Pending"
     COMPLETED = "Completed", "Completed"

@@ -75,3 +75,60 @@ def render_trader_order(order: Order) -> dict:
 
 def render_trader_orders(orders) -> list[dict]:
     return [render_trader_order(o) for o in orders]
+
+
+class OrderRow:
+    """An order as the merchants' lists read it: the columns render_order uses, one
+    tuple from `values_list(*OrderRow.COLUMNS)`, without a model instance (building
+    50 of them, with their methods, was most of a page's Python time)."""
+
+    FIELDS = (
+        "id",
+        "client_order_id",
+        "currency",
+        "method_id",
+        "initial_method_id",
+        "side",
+        "amount",
+        "fee",
+        "fixed_fee",
+        "fee_amount",
+        "paid_amount",
+        "status",
+        "holder_name",
+        "holder_account",
+        "customer_name",
+        "customer_account",
+        "customer_bank",
+        "payment_link",
+        "webhook_url",
+        "form_url",
+        "created_at",
+        "updated_at",
+        "expires_at",
+        "receipts_count",
+        "livemode",
+    )
+    COLUMNS = (*FIELDS, "method__name", "method__method_type")
+    __slots__ = (*FIELDS, "method")
+
+    # The same rules as the model's, not a copy of them.
+    is_overdue = Order.is_overdue
+    shown_status = Order.shown_status
+
+    def __init__(self, values: tuple):
+        for name, value in zip(self.FIELDS, values, strict=False):
+            setattr(self, name, value)
+        self.method = _Method(*values[len(self.FIELDS) :])
+
+
+class _Method:
+    __slots__ = ("name", "method_type")
+
+    def __init__(self, name: str, method_type: str):
+        self.name, self.method_type = name, method_type
+
+
+def render_rows(rows) -> list[dict]:
+    """render_order for each `values_list(*OrderRow.COLUMNS)` tuple."""
+    return [render_order(OrderRow(row)) for row in rows]

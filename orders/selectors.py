@@ -1,5 +1,6 @@
 """Reads of orders for the merchants' and traders' API."""
 
+import math
 from datetime import datetime
 
 from django.db.models import Q, QuerySet
@@ -7,10 +8,11 @@ from django.utils import timezone
 
 from finance.models import Terminal
 from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import NotFound
+from paymentsvc.errors import InvalidRequest, NotFound
 from paymentsvc.formats import parse_uuid
 
 from .models import Order, OrderStatus, Receipt, Trader
+from .render import OrderRow
 
 
 def orders_with_shown_status(qs: QuerySet, status: str | None) -> QuerySet:
@@ -46,14 +48,106 @@ def order_list(
         qs = qs.filter(side=order_side)
     qs = orders_with_shown_status(qs, status)
     prefix = "-" if descending else ""
-    return qs.select_related("method").order_by(f"{prefix}{sort_by}", f"{prefix}id")
+    return qs.order_by(f"{prefix}{sort_by}", f"{prefix}id").values_list(*OrderRow.COLUMNS)
+
+
+def order_list_page(
+    qs: QuerySet,
+    *,
+    terminal: Terminal,
+    sort_by: str,
+    descending: bool,
+    size: int,
+    starting_after: str | None = None,
+    ending_before: str | None = None,
+    count_cap: int,
+) -> dict:
+    """One page of `qs` (ordered by `sort_by`, then id, as order_list orders it) by
+    keyset: the `size` orders right after `starting_after` or right before
+    `ending_before` in the list's order (exactly one of them given), read off the
+    index whatever the page's depth. Raises InvalidRequest when the cursor is not one
+    of the terminal's orders.
+
+    `total` counts the orders on the cursor's side of the list (this page is page 1 of
+    that list) up to `count_cap`; `has_more` tells whether more follow this page in the
+    direction of travel."""
+    field, cursor_id = (
+        ("starting_after", starting_after)
+        if starting_after is not None
+        else ("ending_before", ending_before)
+    )
+    cursor_uuid = parse_uuid(cursor_id)
+    cursor = (
+        Order.objects.filter(pk=cursor_uuid, terminal=terminal).values(sort_by, "id").first()
+        if cursor_uuid
+        else None
+    )
+    if cursor is None:
+        raise InvalidRequest(
+            f"{field} is not an order of this terminal",
+            errors={field: ["Not an order of this terminal"]},
+        )
+    # Moving forward in a descending list is moving towards smaller keys.
+    smaller = descending == (field == "starting_after")
+    op = "lt" if smaller else "gt"
+    side = qs.filter(
+        Q(**{f"{sort_by}__{op}": cursor[sort_by]})
+        | Q(**{sort_by: cursor[sort_by], f"id__{op}": cursor["id"]})
+    )
+    if field == "ending_before":
+        # The orders nearest the cursor, read towards it, shown in the list's order.
+        side = side.reverse()
+    rows = list(side[: size + 1])
+    has_more = len(rows) > size
+    rows = rows[:size]
+    if field == "ending_before":
+        rows.reverse()
+    total, estimate = (len(rows), False) if not has_more else capped_count(side, cap=count_cap)
+    return _page(rows, page=1, size=size, total=total, has_more=has_more, estimate=estimate)
+
+
+def order_list_numbered_page(qs: QuerySet, *, page: int, size: int, count_cap: int) -> dict:
+    """Page `page` of `qs` by offset; `total` counted up to `count_cap` (so a busy
+    terminal's list costs the same as a quiet one's), and not at all when a first
+    page is not full."""
+    offset = (page - 1) * size
+    rows = list(qs[offset : offset + size + 1])
+    has_more = len(rows) > size
+    rows = rows[:size]
+    if page == 1 and not has_more:
+        total, estimate = len(rows), False
+    else:
+        total, estimate = capped_count(qs, cap=count_cap)
+        if estimate:  # at least what this page shows
+            total = max(total, offset + len(rows) + int(has_more))
+    return _page(rows, page=page, size=size, total=total, has_more=has_more, estimate=estimate)
+
+
+def _page(rows: list, *, page: int, size: int, total: int, has_more: bool, estimate: bool):
+    return {
+        "total": total,
+        "page": page,
+        "size": size,
+        "pages": math.ceil(total / size),
+        "items": rows,
+        "has_more": has_more,
+        "total_is_estimate": estimate,
+    }
+
+
+def capped_count(qs: QuerySet, *, cap: int) -> tuple[int, bool]:
+    """How many rows `qs` has, counted up to `cap`: (cap, True) when there are more,
+    so that a busy terminal's list costs the same as a quiet one's."""
+    counted = qs.order_by()[: cap + 1].count()
+    return (cap, True) if counted > cap else (counted, False)
 
 
 def orders_by_client_order_id(*, terminal: Terminal, client_order_id: str, size: int) -> list:
+    """Rows for render_rows (OrderRow.COLUMNS), newest first."""
     return list(
         Order.objects.filter(terminal=terminal, client_order_id=client_order_id)
-        .select_related("method")
-        .order_by("-created_at", "-id")[:size]
+        .order_by("-created_at", "-id")
+        .values_list(*OrderRow.COLUMNS)[:size]
     )
 
 

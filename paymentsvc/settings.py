@@ -114,6 +114,13 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # Behind PgBouncer in transaction mode (docs/scale.md) a session is not ours from
+    # one transaction to the next: no server-side cursors (they outlive a statement).
+    # Nothing else the service does keeps session state (advisory locks are the
+    # transaction-scoped kind, and parameters are bound on the client).
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env.bool(
+        "PGBOUNCER_TRANSACTION_MODE", default=False
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache (rate limits) ----------------------------------------------------------
@@ -232,6 +239,9 @@ SPECTACULAR_SETTINGS = {
 # --- Business settings (decisions.md) -----------------------------------------------------
 ORDER_TTL_BUY_SECONDS = env.int("ORDER_TTL_BUY_SECONDS", default=15 * 60)
 ORDER_TTL_SELL_SECONDS = env.int("ORDER_TTL_SELL_SECONDS", default=60 * 60)
+# The order list counts `total` up to this many orders; past it `total` is this cap and
+# `total_is_estimate` is true (docs/orders.md), so a busy terminal's list stays cheap.
+ORDER_LIST_COUNT_CAP = env.int("ORDER_LIST_COUNT_CAP", default=1_000)
 FORM_SEARCH_WINDOW_SECONDS = env.int("FORM_SEARCH_WINDOW_SECONDS", default=60)
 FORM_SEARCH_RETRY_SECONDS = env.int("FORM_SEARCH_RETRY_SECONDS", default=3)
 FORM_SESSION_TTL_SECONDS = env.int("FORM_SESSION_TTL_SECONDS", default=30 * 60)

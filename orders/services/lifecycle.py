@@ -20,6 +20,7 @@ from webhooks.models import EventType
 
 from ..models import DISPUTE_COMPLETABLE, ORDER_TRANSITIONS, Order, OrderStatus
 from .events import record_event
+from .load import requisite_load_move
 
 
 class OrderNotPending(Conflict):
@@ -82,6 +83,7 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
             balance_post(reserve_id=order.reserve_id, description=f"Payout {order.client_order_id}")
     elif order.side == Side.SELL and order.reserve_id:
         balance_void(reserve_id=order.reserve_id)
+    requisite_load_move(order=order, status=status)
     order.status = status
     order.closed_at = timezone.now()
     order.closed_by = actor

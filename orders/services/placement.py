@@ -29,6 +29,7 @@ from ..models import Order
 from .antifraud import antifraud_check
 from .events import emit_event
 from .lifecycle import order_expire
+from .load import requisite_load_take, utc_day
 from .pricing import fee_range_for, method_resolve
 from .sandbox import sandbox_action_for, sandbox_refusal_check, sandbox_schedule
 
@@ -200,7 +201,9 @@ def _order_place(
     actor: str,
 ) -> Order:
     """One try at creating the order, in one transaction: the anti-fraud cap, a Sell's
-    reserve, the first free (requisite, amount), the order and its event."""
+    reserve, then candidates (requisite, amount) in turn, each in a savepoint: the
+    INSERT (the slot index refuses a taken amount), the order's event, and the
+    requisite's caps (a conditional UPDATE of its load row) last."""
     ttl = settings.ORDER_TTL_BUY_SECONDS if side == Side.BUY else settings.ORDER_TTL_SELL_SECONDS
     with transaction.atomic():
         if user_id is not None:
@@ -219,11 +222,14 @@ def _order_place(
             )
 
         now = timezone.now()
-        order = None
+        today = utc_day(now)
+        order, full = None, set()
         livemode = terminal.livemode
         for requisite, chosen in matching.candidates(
             methods=methods, side=side, amounts=amounts, sandbox=not livemode
         ):
+            if requisite.pk in full:
+                continue
             fee_amount = fee_for(chosen, rate=fee_range.fee, fixed=fee_range.fixed_fee)
             candidate = Order(
                 id=order_id,
@@ -267,7 +273,20 @@ def _order_place(
             try:
                 with transaction.atomic():
                     candidate.save(force_insert=True)
-            except IntegrityError:
+                    _order_complete_creation(candidate, form_options=form_options, actor=actor)
+                    # The caps last: the requisite's load row stays locked only from
+                    # here to COMMIT, so creations on one requisite queue briefly.
+                    if not requisite_load_take(
+                        requisite_id=requisite.pk, amount=chosen, today=today
+                    ):
+                        raise _NoRoom
+            except _NoRoom:
+                # No room under max_pending or daily_limit; a larger amount fits no better.
+                full.add(requisite.pk)
+                continue
+            except IntegrityError as error:
+                if not matching.slot_taken(error):
+                    raise
                 continue  # a concurrent order took this (requisite, amount): try the next
             order = candidate
             break
@@ -275,19 +294,29 @@ def _order_place(
             raise NoAvailableTraders(
                 "No available traders that match order requirements. Try another amount or payment method"
             )
-        if reserve is not None and reserve.amount != order.amount + order.fee_amount:
-            balance_void(reserve_id=reserve.pk)
-            order.reserve = balance_reserve(
-                terminal_id=terminal.pk,
-                amount=order.amount + order.fee_amount,
-                reference=str(order_id),
-            )
-            Order.objects.filter(pk=order.pk).update(reserve=order.reserve)
-        if form_options is not None:
-            order.form_url = hooks.form_session_for(order=order, options=form_options)
-            Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
-        emit_event(order, EventType.ORDER_CREATED, actor=actor)
         metrics.order_created(order=order)
         if order.sandbox_action:
             sandbox_schedule(order)
     return order
+
+
+class _NoRoom(Exception):
+    """The requisite's max_pending or daily_limit leaves no room for this order."""
+
+
+def _order_complete_creation(order: Order, *, form_options: dict | None, actor: str) -> None:
+    """What follows the INSERT in the same savepoint: a Sell's reserve re-made for the
+    amount chosen, the form session, the order.created event."""
+    reserve = order.reserve
+    if reserve is not None and reserve.amount != order.amount + order.fee_amount:
+        balance_void(reserve_id=reserve.pk)
+        order.reserve = balance_reserve(
+            terminal_id=order.terminal_id,
+            amount=order.amount + order.fee_amount,
+            reference=str(order.pk),
+        )
+        Order.objects.filter(pk=order.pk).update(reserve=order.reserve)
+    if form_options is not None:
+        order.form_url = hooks.form_session_for(order=order, options=form_options)
+        Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
+    emit_event(order, EventType.ORDER_CREATED, actor=actor)

@@ -385,14 +385,26 @@ M = TypeVar("M", bound=Model)
 
 
 class Page(Generic[M]):
-    """One page of a list: `items` plus `total`, `page`, `size` and `pages`."""
+    """One page of a list: `items` plus `total`, `page`, `size` and `pages`; the order
+    list adds `has_more` and `total_is_estimate` (None where a list does not say)."""
 
-    def __init__(self, items: list[M], total: int, page: int, size: int, pages: int):
+    def __init__(
+        self,
+        items: list[M],
+        total: int,
+        page: int,
+        size: int,
+        pages: int,
+        has_more: bool | None = None,
+        total_is_estimate: bool | None = None,
+    ):
         self.items = items
         self.total = total
         self.page = page
         self.size = size
         self.pages = pages
+        self.has_more = has_more
+        self.total_is_estimate = total_is_estimate
 
     @classmethod
     def from_api(cls, data: dict[str, Any], model: type[M]) -> "Page[M]":
@@ -402,6 +414,8 @@ class Page(Generic[M]):
             page=int(data.get("page", 1)),
             size=int(data.get("size", 0)),
             pages=int(data.get("pages", 0)),
+            has_more=data.get("has_more"),
+            total_is_estimate=data.get("total_is_estimate"),
         )
 
     @property

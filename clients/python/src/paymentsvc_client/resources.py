@@ -142,8 +142,12 @@ class Orders(Resource):
         sort: str | None = None,
         start_date: Any = None,
         end_date: Any = None,
+        starting_after: str | None = None,
+        ending_before: str | None = None,
     ):
-        """One page of orders (newest first; the last 24 hours unless dates are given)."""
+        """One page of orders (newest first; the last 24 hours unless dates are given).
+        `starting_after` / `ending_before` (an order id, instead of `page`): the page
+        right after / right before that order; `Page.has_more` tells if more follow."""
         return self._send(_ORDERS(**_filters(locals())))
 
     def list_all(self, **filters: Any):

@@ -1,0 +1,156 @@
+"""A requisite's live figures (RequisiteLoad): its Pending count and its turnover of
+the UTC day, kept exact by the transactions that change them.
+
+- Creation takes one slot with `requisite_load_take`: a single conditional UPDATE
+  that raises `pending` by one and `turnover` by the amount only while the result
+  stays within the requisite's `max_pending` and `daily_limit` (a new UTC day starts
+  the turnover from zero in the same statement). On PostgreSQL the row stays locked
+  until the creating transaction ends, so a concurrent creation on the same requisite
+  waits and then sees the raised figures; on SQLite the write lock queues them. The
+  database, not a snapshot, decides whether the cap holds.
+- Leaving Pending lowers `pending`; a cancel or an expiry also gives the amount back
+  to the turnover of the day the order was created (if that is still the row's day);
+  completion keeps it. An accepted dispute that completes a Cancelled or Expired
+  order adds its amount back (no cap: the money moved).
+
+Turnover counts `amount` (what the payer was asked to send) of orders created that
+day that are Pending or Completed. Rounded to cents in SQL so that SQLite, which keeps
+decimals as floating point, compares exactly.
+"""
+
+from datetime import UTC, date, datetime, time, timedelta
+from decimal import Decimal
+
+from django.db import connection, transaction
+from django.db.models import Count, Q, Sum
+from django.utils import timezone
+
+from ..models import Order, OrderStatus, Requisite, RequisiteLoad
+
+LOAD = RequisiteLoad._meta.db_table
+REQUISITES = Requisite._meta.db_table
+
+
+def utc_day(moment: datetime | None = None) -> date:
+    return (moment or timezone.now()).astimezone(UTC).date()
+
+
+def _day(value: date):
+    return RequisiteLoad._meta.get_field("day").get_db_prep_value(value, connection)
+
+
+def _money(value: Decimal):
+    return RequisiteLoad._meta.get_field("turnover").get_db_prep_value(value, connection)
+
+
+def _key(value):
+    return Requisite._meta.pk.get_db_prep_value(value, connection)
+
+
+_TAKE = f"""
+    UPDATE {LOAD} SET
+      pending = pending + 1,
+      turnover = ROUND((CASE WHEN day = %s THEN turnover ELSE 0 END) + %s, 2),
+      day = %s
+    WHERE requisite_id = %s
+      AND ROUND((CASE WHEN day = %s THEN turnover ELSE 0 END) + %s, 2)
+          <= (SELECT daily_limit FROM {REQUISITES} WHERE id = %s)
+      AND pending < COALESCE((SELECT max_pending FROM {REQUISITES} WHERE id = %s), pending + 1)
+"""
+
+
+def requisite_load_take(*, requisite_id, amount: Decimal, today: date) -> bool:
+    """Count one more Pending order of `amount` on the requisite if its caps allow;
+    False (and nothing changed) when `max_pending` or `daily_limit` would be passed.
+    Call it inside the transaction (savepoint) that inserts the order."""
+    day, money, key = _day(today), _money(amount), _key(requisite_id)
+    with connection.cursor() as cursor:
+        cursor.execute(_TAKE, [day, money, day, key, day, money, key, key])
+        return cursor.rowcount == 1
+
+
+_MOVE = f"""
+    UPDATE {LOAD} SET
+      pending = pending - %s,
+      turnover = CASE WHEN day = %s THEN ROUND(turnover + %s, 2) ELSE turnover END
+    WHERE requisite_id = %s
+"""
+
+
+def requisite_load_move(*, order: Order, status: str) -> None:
+    """Keep the requisite's figures right as `order` (locked, still carrying its old
+    status) moves to `status`. Runs in the transaction that writes the status."""
+    if order.requisite_id is None or order.status == status:
+        return
+    leaves_pending = order.status == OrderStatus.PENDING
+    counted_before = order.status in (OrderStatus.PENDING, OrderStatus.COMPLETED)
+    counted_after = status in (OrderStatus.PENDING, OrderStatus.COMPLETED)
+    delta = order.amount * (int(counted_after) - int(counted_before))
+    params = [int(leaves_pending), _day(utc_day(order.created_at)), _money(delta)]
+    with connection.cursor() as cursor:
+        cursor.execute(_MOVE, [*params, _key(order.requisite_id)])
+
+
+def _figures(requisite_ids, today: date) -> dict:
+    """Each requisite's figures counted from its orders (its whole Pending set and
+    the orders it took on `today`)."""
+    start = datetime.combine(today, time.min, tzinfo=UTC)
+    rows = (
+        Order.objects.filter(requisite_id__in=requisite_ids)
+        .filter(Q(status=OrderStatus.PENDING) | Q(created_at__gte=start))
+        .values("requisite_id")
+        .annotate(
+            pending=Count("id", filter=Q(status=OrderStatus.PENDING)),
+            turnover=Sum(
+                "amount",
+                filter=Q(
+                    created_at__gte=start,
+                    created_at__lt=start + timedelta(days=1),
+                    status__in=[OrderStatus.PENDING, OrderStatus.COMPLETED],
+                ),
+            ),
+        )
+    )
+    return {row["requisite_id"]: (row["pending"], row["turnover"] or Decimal(0)) for row in rows}
+
+
+def requisite_load_ensure(*, requisite_ids) -> None:
+    """Create the missing rows (a requisite made by bulk_create or before the rows
+    existed), counted from the requisites' orders. A row that appears meanwhile wins."""
+    today = utc_day()
+    figures = _figures(requisite_ids, today)
+    RequisiteLoad.objects.bulk_create(
+        [
+            RequisiteLoad(
+                requisite_id=pk,
+                day=today,
+                pending=figures.get(pk, (0, 0))[0],
+                turnover=figures.get(pk, (0, 0))[1],
+            )
+            for pk in requisite_ids
+        ],
+        ignore_conflicts=True,
+    )
+
+
+def requisite_load_rebuild(*, requisite_ids=None) -> int:
+    """Count every (or the given) requisite's figures afresh from its orders and
+    write them, each row locked while it is rewritten. For repairs, imports and the
+    bench; returns how many rows were written."""
+    ids = list(
+        Requisite.objects.values_list("pk", flat=True) if requisite_ids is None else requisite_ids
+    )
+    written = 0
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        with transaction.atomic():
+            requisite_load_ensure(requisite_ids=chunk)
+            list(RequisiteLoad.objects.select_for_update().filter(requisite_id__in=chunk))
+            today = utc_day()
+            figures = _figures(chunk, today)
+            for pk in chunk:
+                pending, turnover = figures.get(pk, (0, Decimal(0)))
+                written += RequisiteLoad.objects.filter(requisite_id=pk).update(
+                    pending=pending, turnover=turnover, day=today
+                )
+    return written

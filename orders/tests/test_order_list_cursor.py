@@ -1,0 +1,99 @@
+"""Cursor pagination of the order list (starting_after / ending_before) and the
+capped total of a busy terminal's list."""
+
+import pytest
+from django.test import override_settings
+
+from orders.models import Order
+from orders.tests.test_order_list_api import create_many
+
+URL = "/api/v1/order/"
+
+
+def ids_of(page) -> list[str]:
+    return [item["id"] for item in page["items"]]
+
+
+def test_walking_forward_and_back_with_cursors_visits_every_order_once(shop, demo):
+    create_many(shop, demo, 7)
+    everything = ids_of(shop.get(URL, {"size": 100}).json()["orders"])
+    seen, page = [], shop.get(URL, {"size": 3}).json()["orders"]
+    while True:
+        seen += ids_of(page)
+        if not page["has_more"]:
+            break
+        page = shop.get(URL, {"size": 3, "starting_after": seen[-1]}).json()["orders"]
+    assert seen == everything
+    back = shop.get(URL, {"size": 3, "ending_before": everything[5]}).json()["orders"]
+    assert ids_of(back) == everything[2:5]
+    assert back["has_more"] is True and back["total"] == 5
+    first = shop.get(URL, {"size": 3, "ending_before": everything[2]}).json()["orders"]
+    assert ids_of(first) == everything[:2] and first["has_more"] is False
+
+
+def test_a_cursor_page_counts_what_lies_beyond_the_cursor(shop, demo):
+    create_many(shop, demo, 5)
+    everything = ids_of(shop.get(URL).json()["orders"])
+    page = shop.get(URL, {"size": 2, "starting_after": everything[0]}).json()["orders"]
+    assert (page["total"], page["page"], page["pages"], page["has_more"]) == (4, 1, 2, True)
+    assert page["total_is_estimate"] is False
+    last = shop.get(URL, {"size": 2, "starting_after": everything[-1]}).json()["orders"]
+    assert (last["items"], last["total"], last["has_more"]) == ([], 0, False)
+
+
+def test_cursors_follow_the_sort_by_amount_ascending_and_the_filters(shop, demo):
+    create_many(shop, demo, 6)
+    params = {"sort_by": "amount", "sort": "asc", "order_side": "Buy"}
+    everything = ids_of(shop.get(URL, params).json()["orders"])
+    page = shop.get(URL, {**params, "size": 2, "starting_after": everything[1]}).json()
+    assert ids_of(page["orders"]) == everything[2:4]
+    amounts = [item["amount"] for item in page["orders"]["items"]]
+    assert amounts == sorted(amounts, key=float)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"starting_after": "not-an-id"},
+        {"ending_before": "00000000-0000-0000-0000-000000000000"},
+        {"starting_after": "{id}", "ending_before": "{id}"},
+        {"starting_after": "{id}", "page": 2},
+        {"ending_before": "{id}", "page": 1},
+    ],
+)
+def test_bad_cursors_are_400(shop, demo, params):
+    (order_id,) = create_many(shop, demo, 1)
+    response = shop.get(URL, {k: str(v).format(id=order_id) for k, v in params.items()})
+    assert response.status_code == 400
+    body = response.json()
+    assert body["success"] is False and body["code"] and body["errors"]
+
+
+def test_another_terminals_order_is_not_a_cursor(shop, demo):
+    (order_id,) = create_many(shop, demo, 1)
+    Order.objects.filter(pk=order_id).update(terminal=demo.form_shop)
+    response = shop.get(URL, {"starting_after": order_id})
+    assert response.status_code == 400
+    assert "starting_after" in response.json()["errors"]
+
+
+@override_settings(ORDER_LIST_COUNT_CAP=4)
+def test_a_busy_list_reports_its_capped_total_as_an_estimate(shop, demo):
+    create_many(shop, demo, 7)
+    page = shop.get(URL, {"size": 2}).json()["orders"]
+    assert (page["total"], page["total_is_estimate"], page["pages"]) == (4, True, 2)
+    deep = shop.get(URL, {"size": 2, "page": 3}).json()["orders"]
+    assert deep["total"] == 7 and deep["has_more"] is True  # at least what it shows
+    small = shop.get(URL, {"size": 2, "status": "Cancelled"}).json()["orders"]
+    assert (small["total"], small["total_is_estimate"]) == (0, False)
+
+
+def test_a_listed_row_renders_as_the_order_itself(shop, demo):
+    """The list renders rows (OrderRow), the rest of the API model instances: the
+    same order must come out the same either way."""
+    from orders.render import OrderRow, render_order, render_rows
+
+    (order_id,) = create_many(shop, demo, 1, webhook_url="https://example.com/hook")
+    order = Order.objects.select_related("method").get(pk=order_id)
+    rows = Order.objects.filter(pk=order_id).values_list(*OrderRow.COLUMNS)
+    assert render_rows(rows) == [render_order(order)]
