@@ -24,8 +24,9 @@ from paymentsvc.errors import Conflict, InvalidRequest, NoAvailableTraders
 from paymentsvc.money import fee_for, quantize_money
 from webhooks.models import EventType
 
-from .. import hooks, matching
+from .. import hooks
 from ..models import Order
+from . import matching
 from .antifraud import antifraud_check
 from .events import emit_event
 from .lifecycle import order_expire

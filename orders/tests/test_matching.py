@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from conftest import buy_body, sell_body, trader_for
 from finance.models import PaymentMethod
-from orders import matching
 from orders.models import Requisite
+from orders.services import matching
 
 URL = "/api/v1/order/"
 

@@ -23,8 +23,8 @@ from django.utils import timezone
 
 from finance.models import PaymentMethod, Side
 
-from .models import Order, OrderStatus, Requisite, RequisiteLoad, Trader
-from .services import load
+from ..models import Order, OrderStatus, Requisite, RequisiteLoad, Trader
+from . import load
 
 UNIQUE_AMOUNT_STEPS = 10  # amount .. amount + 9, in whole steps of 1
 
