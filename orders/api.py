@@ -229,29 +229,17 @@ class OrderListQuery(page_query(10), DateRangeMixin):
     status = serializers.ChoiceField(choices=OrderStatus.choices, required=False)
     sort_by = serializers.ChoiceField(choices=["created_at", "amount"], default="created_at")
     sort = serializers.ChoiceField(choices=["asc", "desc"], default="desc")
-    starting_after = serializers.CharField(
+    starting_after = serializers.UUIDField(
         required=False,
-        max_length=64,
         help_text="An order id: the page of orders right after it in this list's order "
-        "(the next page). Not with `page` or `ending_before`.",
+        "(the next page). With a cursor, `page` is not used: the answer is page 1 of what "
+        "lies beyond the cursor. An id that is not one of the terminal's orders: 404.",
     )
-    ending_before = serializers.CharField(
+    ending_before = serializers.UUIDField(
         required=False,
-        max_length=64,
         help_text="An order id: the page of orders right before it in this list's order "
-        "(the previous page). Not with `page` or `starting_after`.",
+        "(the previous page). With `starting_after` too, the orders between the two.",
     )
-
-    def validate(self, attrs):
-        attrs = super().validate(attrs)
-        cursors = [name for name in ("starting_after", "ending_before") if name in attrs]
-        if len(cursors) > 1:
-            raise serializers.ValidationError(
-                {"ending_before": ["Cannot be combined with starting_after"]}
-            )
-        if cursors and "page" in self.initial_data:
-            raise serializers.ValidationError({cursors[0]: ["Cannot be combined with page"]})
-        return attrs
 
 
 class OrderCollectionView(TerminalAPIView):

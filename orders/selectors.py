@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from finance.models import Terminal
 from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import InvalidRequest, NotFound
+from paymentsvc.errors import NotFound
 from paymentsvc.formats import parse_uuid
 
 from .models import Order, OrderStatus, Receipt, Trader
@@ -64,46 +64,55 @@ def order_list_page(
 ) -> dict:
     """One page of `qs` (ordered by `sort_by`, then id, as order_list orders it) by
     keyset: the `size` orders right after `starting_after` or right before
-    `ending_before` in the list's order (exactly one of them given), read off the
-    index whatever the page's depth. Raises InvalidRequest when the cursor is not one
-    of the terminal's orders.
+    `ending_before` in the list's order (with both, the first `size` between them),
+    read off the index whatever the page's depth. Raises NotFound when a cursor is not
+    one of the terminal's orders.
 
     `total` counts the orders on the cursor's side of the list (this page is page 1 of
     that list) up to `count_cap`; `has_more` tells whether more follow this page in the
     direction of travel."""
-    field, cursor_id = (
-        ("starting_after", starting_after)
-        if starting_after is not None
-        else ("ending_before", ending_before)
-    )
-    cursor_uuid = parse_uuid(cursor_id)
-    cursor = (
-        Order.objects.filter(pk=cursor_uuid, terminal=terminal).values(sort_by, "id").first()
-        if cursor_uuid
-        else None
-    )
-    if cursor is None:
-        raise InvalidRequest(
-            f"{field} is not an order of this terminal",
-            errors={field: ["Not an order of this terminal"]},
-        )
-    # Moving forward in a descending list is moving towards smaller keys.
-    smaller = descending == (field == "starting_after")
-    op = "lt" if smaller else "gt"
-    side = qs.filter(
-        Q(**{f"{sort_by}__{op}": cursor[sort_by]})
-        | Q(**{sort_by: cursor[sort_by], f"id__{op}": cursor["id"]})
-    )
-    if field == "ending_before":
+    after = _cursor(terminal, sort_by, "starting_after", starting_after)
+    before = _cursor(terminal, sort_by, "ending_before", ending_before)
+    side = qs
+    if after is not None:
+        # Moving forward in a descending list is moving towards smaller keys.
+        side = _beyond(side, sort_by, after, smaller=descending)
+    if before is not None:
+        side = _beyond(side, sort_by, before, smaller=not descending)
+    backwards = after is None
+    if backwards:
         # The orders nearest the cursor, read towards it, shown in the list's order.
         side = side.reverse()
     rows = list(side[: size + 1])
     has_more = len(rows) > size
     rows = rows[:size]
-    if field == "ending_before":
+    if backwards:
         rows.reverse()
     total, estimate = (len(rows), False) if not has_more else capped_count(side, cap=count_cap)
     return _page(rows, page=1, size=size, total=total, has_more=has_more, estimate=estimate)
+
+
+def _cursor(terminal: Terminal, sort_by: str, field: str, order_id) -> dict | None:
+    if order_id is None:
+        return None
+    cursor = Order.objects.filter(pk=order_id, terminal=terminal).values(sort_by, "id").first()
+    if cursor is None:
+        raise NotFound(
+            f"{field} is not an order of this terminal",
+            code=ErrorCode.ORDER_NOT_FOUND,
+            errors={field: ["Not an order of this terminal"]},
+        )
+    return cursor
+
+
+def _beyond(qs: QuerySet, sort_by: str, cursor: dict, *, smaller: bool) -> QuerySet:
+    """The rows of `qs` past `cursor` in (sort_by, id) order, towards smaller keys or
+    larger ones."""
+    op = "lt" if smaller else "gt"
+    return qs.filter(
+        Q(**{f"{sort_by}__{op}": cursor[sort_by]})
+        | Q(**{sort_by: cursor[sort_by], f"id__{op}": cursor["id"]})
+    )
 
 
 def order_list_numbered_page(qs: QuerySet, *, page: int, size: int, count_cap: int) -> dict:
