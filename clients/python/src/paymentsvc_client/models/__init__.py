@@ -1,0 +1,69 @@
+"""Typed results. Every field the API documents is declared with its Python type
+(`Decimal` for money, aware `datetime` for times, enums for statuses and sides);
+a field the service adds later is kept too, as the raw JSON value, so an older
+client keeps working against a newer service."""
+
+from ._base import M, Model, Page, parse_datetime
+from ._base import _convert as _convert
+from .disputes import Dispute, DisputeCreated
+from .enums import (
+    Actor,
+    DeliveryStatus,
+    DisputeResolution,
+    EventType,
+    MethodType,
+    OrderSide,
+    OrderStatus,
+    SessionState,
+    SimulateAction,
+    TransactionType,
+)
+from .events import (
+    Delivery,
+    DeliveryAttempt,
+    Event,
+    EventData,
+    WebhookEndpoints,
+    WebhookSecret,
+)
+from .finance import Balance, FeeRange, PaymentMethod, TerminalRef, Transaction
+from .forms import FormOrderData, FormSession, FormSessionItem
+from .orders import Order, Receipt, TraderOrder
+from .service import Ping
+
+__all__ = [
+    "Actor",
+    "Balance",
+    "Delivery",
+    "DeliveryAttempt",
+    "DeliveryStatus",
+    "Dispute",
+    "DisputeCreated",
+    "DisputeResolution",
+    "Event",
+    "EventData",
+    "EventType",
+    "FeeRange",
+    "FormOrderData",
+    "FormSession",
+    "FormSessionItem",
+    "M",
+    "MethodType",
+    "Model",
+    "Order",
+    "OrderSide",
+    "OrderStatus",
+    "Page",
+    "PaymentMethod",
+    "Ping",
+    "Receipt",
+    "SessionState",
+    "SimulateAction",
+    "TerminalRef",
+    "TraderOrder",
+    "Transaction",
+    "TransactionType",
+    "WebhookEndpoints",
+    "WebhookSecret",
+    "parse_datetime",
+]
