@@ -13,6 +13,7 @@ from paymentsvc.errors import ServiceError
 from paymentsvc.formats import http_url_problem
 
 from . import services
+from .accounts import normalize_account
 from .models import (
     ApiKey,
     Balance,
@@ -407,7 +408,7 @@ class BlacklistForm(forms.ModelForm):
         raw = self.cleaned_data["account"]
         for method_type in (MethodType.SBP, MethodType.BANK_CARD):
             try:
-                return services.normalize_account(raw, method_type)
+                return normalize_account(raw, method_type)
             except ServiceError:
                 continue
         raise ValidationError("Enter a Russian phone number (+7…) or a card number")
