@@ -12,7 +12,8 @@ from django.urls import path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
-from finance.services import api_key_revoke, normalize_account
+from finance.accounts import normalize_account
+from finance.services import api_key_revoke
 from paymentsvc.admin_keys import KeyAdmin, KeyInline
 from paymentsvc.admin_pages import ReadOnlyPageMixin, short_id
 from paymentsvc.errors import ServiceError

@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
+from finance.accounts import luhn_ok
 from finance.models import (
     ApiKey,
     BlacklistedAccount,
@@ -15,7 +16,6 @@ from finance.models import (
     TerminalMethod,
     Transaction,
 )
-from finance.services import luhn_ok
 from orders.models import Requisite, Trader, TraderApiKey
 from paymentsvc.keys import hash_key
 

@@ -9,14 +9,9 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from finance.accounts import account_is_blacklisted, normalize_account
 from finance.models import FeeRange, PaymentMethod, Side, Terminal
-from finance.services import (
-    account_is_blacklisted,
-    balance_reserve,
-    balance_void,
-    method_deeplink,
-    normalize_account,
-)
+from finance.services import balance_reserve, balance_void, method_deeplink
 from paymentsvc import metrics
 from paymentsvc.db import advisory_xact_lock
 from paymentsvc.error_codes import ErrorCode

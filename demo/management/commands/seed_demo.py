@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from finance.accounts import luhn_ok
 from finance.models import (
     ApiKey,
     BlacklistedAccount,
@@ -27,7 +28,6 @@ from finance.services import (
     api_key_issue,
     api_key_revoke,
     balance_credit,
-    luhn_ok,
     terminal_create,
 )
 from orders.models import Requisite, Trader, TraderApiKey
