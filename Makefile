@@ -73,6 +73,7 @@ lint: dev-venv
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(PY) scripts/check_module_size.py
 	DJANGO_SETTINGS_MODULE=paymentsvc.test_settings $(PY) manage.py makemigrations --check --dry-run
 	env $(DEPLOY_CHECK_ENV) $(PY) manage.py check --deploy --fail-level WARNING
 
