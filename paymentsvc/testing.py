@@ -2,7 +2,9 @@
 the way merchants and traders do. Imported by conftest.py and by test modules."""
 
 import json
+import threading
 from decimal import Decimal
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from django.test import Client
 
@@ -38,3 +40,24 @@ class ApiClient:
 
 def money(value) -> Decimal:
     return Decimal(str(value))
+
+
+class LocalServer:
+    """A threaded HTTP server on 127.0.0.1 (a free port) serving `handler`, for tests
+    that need something real on the other end of a connection."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]):
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()

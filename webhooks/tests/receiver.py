@@ -1,8 +1,9 @@
 """A real HTTP receiver on 127.0.0.1 for webhook tests."""
 
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from paymentsvc.testing import LocalServer
 
 
 class Receiver:
@@ -49,17 +50,11 @@ class Receiver:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self.thread.start()
+        self.local = LocalServer(Handler)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/hooks"
+        return f"{self.local.base_url}/hooks"
 
     def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.local.close()

@@ -2,9 +2,8 @@
 pointed at it, and a small proxy that loses or refuses requests on cue."""
 
 import sys
-import threading
 import zlib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from struct import pack
 
@@ -19,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from paymentsvc_client import Client, RetryPolicy  # noqa: E402
 
 from conftest import load_demo  # noqa: E402
+from paymentsvc.testing import LocalServer  # noqa: E402
 
 SECRET = "whsec_ZGVtby1zaG9wLXdlYmhvb2stc2VjcmV0LTMyYnl0ZXM="
 SHOP_KEY = "demo-shop-key"
@@ -138,20 +138,14 @@ class Proxy:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.thread = threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-        self.thread.start()
+        self.local = LocalServer(Handler)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
+        return self.local.base_url
 
     def close(self):
-        self.server.shutdown()
-        self.server.server_close()
+        self.local.close()
 
 
 @pytest.fixture
