@@ -19,7 +19,7 @@ from paymentsvc.errors import InvalidRequest
 from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.idempotency import idempotent
 from paymentsvc.schema import any_case_pattern, page_schema
-from webhooks.delivery import DeliveryRefused, resolve_target
+from webhooks.guard import DeliveryRefused, resolve_target
 
 from . import selectors, services
 from .models import OrderStatus

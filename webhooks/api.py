@@ -18,7 +18,7 @@ from paymentsvc.formats import http_url_problem
 from paymentsvc.schema import page_schema
 
 from . import selectors, services
-from .delivery import DeliveryRefused, resolve_target
+from .guard import DeliveryRefused, resolve_target
 from .models import DeliveryState, EventType
 
 MAX_WEBHOOK_URLS = 10
