@@ -390,5 +390,8 @@ LOGGING = {
         # Django's own handlers (plain text in DEBUG) give way to the JSON one.
         "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.server": {"handlers": [], "level": "WARNING", "propagate": True},
+        # httpx logs every request with its URL, and a merchant's webhook URL may carry
+        # a token in its query; each webhook attempt logs its own line without it.
+        "httpx": {"level": "WARNING"},
     },
 }
