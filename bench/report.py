@@ -231,8 +231,10 @@ def report(r: dict) -> None:
         f"`WEBHOOK_DELIVERY_CONCURRENCY={w.get('in_flight', 16)}` deliveries in flight, and "
         f"timed at the receiver from the first receipt to the last: {w['worker']:.0f}/s, at most "
         f"{most} requests at the receiver at once. A plain httpx client posting the same bodies "
-        f"with {w.get('in_flight', 16)} concurrent posters: {w['plain']:.0f}/s (at most "
-        f"{w.get('plain_most_in_flight', 0)} at once). Ratio {ratio:.2f} (goal ≥ 80%: "
+        f"with {w.get('in_flight', 16)} concurrent posters, once before the worker and once "
+        f"after: {w['plain']:.0f}/s on average"
+        + (" ({:.0f} and {:.0f})".format(*w["plain_runs"]) if "plain_runs" in w else "")
+        + f", at most {w.get('plain_most_in_flight', 0)} at once. Ratio {ratio:.2f} (goal ≥ 80%: "
         f"{verdict(ratio >= 0.8)}; 16 in flight: {verdict(most >= 16)}). Each delivery also "
         "claims its row, signs, and records the attempt.",
     ]

@@ -9,8 +9,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
+import redis
 
-from .config import BASE, PORT, PY, ROOT, SHOP
+from .config import BASE, PORT, PY, REDIS, ROOT, SHOP
 from .load import AMOUNTS
 from .processes import start
 
@@ -87,11 +88,23 @@ def procfile_worker(processes: int) -> list[str]:
     return [PY, "-m", "celery", *args[1:]]
 
 
+def wait_for_empty_queue(seconds: float = 120) -> None:
+    """Until the worker has taken every queued message. A message whose delivery an
+    earlier run already sent still costs the worker a claim: the plain client's second
+    run must not share the machine with that."""
+    broker = redis.Redis.from_url(REDIS)
+    deadline = time.perf_counter() + seconds
+    while broker.llen("celery") and time.perf_counter() < deadline:
+        time.sleep(0.2)
+    time.sleep(1)  # the last one taken is still running
+
+
 def webhook_rates(method_id: str, receiver: "Receiver", n: int = 800):
     """The events are written first (no worker yet, so they wait in the queue); then a
     worker starts as the Procfile runs it, with one process, whose run keeps its
     WEBHOOK_DELIVERY_CONCURRENCY (16) deliveries in flight: the plain client's
-    concurrency. Both are timed at the receiver, from the first receipt to the last."""
+    concurrency. The plain client runs once before the worker and once after. All are
+    timed at the receiver, from the first receipt to the last."""
     body_sample = None
     with httpx.Client(base_url=BASE, timeout=30) as client:
         for i in range(n // 2):
@@ -108,13 +121,6 @@ def webhook_rates(method_id: str, receiver: "Receiver", n: int = 800):
             ).json()
             client.post(f"/api/v1/order/{order['id']}/cancel", headers=SHOP)
             body_sample = body_sample or json.dumps({"data": {"order": order}})
-    receiver.reset()
-    worker = start(procfile_worker(1), env={"WEBHOOK_DELIVERY_CONCURRENCY": str(IN_FLIGHT)})
-    started = time.perf_counter()
-    while receiver.count < n and time.perf_counter() - started < 180:
-        time.sleep(0.05)
-    time.sleep(ANSWER_SECONDS * 2)
-    worker_rate, delivered, worker_most = receiver.rate(), receiver.count, receiver.most_in_flight
     receiver.reset()
 
     async def plain():
@@ -133,12 +139,28 @@ def webhook_rates(method_id: str, receiver: "Receiver", n: int = 800):
 
             await asyncio.gather(*(poster() for _ in range(IN_FLIGHT)))
 
-    asyncio.run(plain())
-    plain_rate, plain_most = receiver.rate(), receiver.most_in_flight
+    def plain_rate() -> tuple[float, int]:
+        asyncio.run(plain())
+        rate, most = receiver.rate(), receiver.most_in_flight
+        receiver.reset()
+        return rate, most
+
+    # The plain client runs before the worker and after it, so a machine that slows
+    # down or speeds up during the point weighs on both sides alike.
+    before, plain_most = plain_rate()
+    worker = start(procfile_worker(1), env={"WEBHOOK_DELIVERY_CONCURRENCY": str(IN_FLIGHT)})
+    started = time.perf_counter()
+    while receiver.count < n and time.perf_counter() - started < 180:
+        time.sleep(0.05)
+    time.sleep(ANSWER_SECONDS * 2)
+    worker_rate, delivered, worker_most = receiver.rate(), receiver.count, receiver.most_in_flight
     receiver.reset()
+    wait_for_empty_queue()
+    after, _ = plain_rate()
     return {
         "worker": worker_rate,
-        "plain": plain_rate,
+        "plain": (before + after) / 2,
+        "plain_runs": (before, after),
         "delivered": delivered,
         "in_flight": IN_FLIGHT,
         "worker_most_in_flight": worker_most,
