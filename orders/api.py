@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from finance.models import IntegrationType, MethodType, Side
 from paymentsvc.api import (
     DateRangeMixin,
+    KeptFieldsSerializer,
     TerminalAPIView,
     ok,
     page_query,
@@ -40,7 +41,7 @@ def _day_before(moment: datetime) -> datetime:
 # --- Merchant API -----------------------------------------------------------------------
 
 
-class OrderCreateIn(serializers.Serializer):
+class OrderCreateIn(KeptFieldsSerializer):
     client_order_id = ClientOrderIdField()
     order_side = serializers.ChoiceField(choices=Side.choices)
     payment_method_id = serializers.CharField(required=False, allow_null=True, max_length=64)
@@ -320,7 +321,7 @@ class OrderCollectionView(TerminalAPIView):
         return Response(ok(orders=page))
 
 
-class SearchByClientIdQuery(serializers.Serializer):
+class SearchByClientIdQuery(KeptFieldsSerializer):
     id = ClientOrderIdField()
     size = serializers.IntegerField(min_value=1, max_value=100, default=10)
 
