@@ -23,6 +23,7 @@ from paymentsvc.schema import any_case_pattern, page_schema
 from webhooks.delivery import DeliveryRefused, resolve_target
 
 from . import selectors, services
+from .list_page import order_list_by_page
 from .models import OrderStatus
 from .render import (
     render_order,
@@ -291,31 +292,29 @@ class OrderCollectionView(TerminalAPIView):
                 "start_date must not be after end_date",
                 errors={"start_date": ["Must not be after end_date"]},
             )
-        qs = selectors.order_list(
+        filters = dict(
             terminal=self.terminal,
             start=start,
             end=end,
             payment_method_id=q.get("payment_method_id"),
             order_side=q.get("order_side"),
             status=q.get("status"),
-            sort_by=q["sort_by"],
-            descending=q["sort"] == "desc",
         )
+        order = dict(sort_by=q["sort_by"], descending=q["sort"] == "desc")
         cap = settings.ORDER_LIST_COUNT_CAP
         if "starting_after" in q or "ending_before" in q:
             page = selectors.order_list_page(
-                qs,
+                selectors.order_list(**filters, **order),
                 terminal=self.terminal,
-                sort_by=q["sort_by"],
-                descending=q["sort"] == "desc",
                 size=q["size"],
                 starting_after=q.get("starting_after"),
                 ending_before=q.get("ending_before"),
                 count_cap=cap,
+                **order,
             )
         else:
-            page = selectors.order_list_numbered_page(
-                qs, page=q["page"], size=q["size"], count_cap=cap
+            page = order_list_by_page(
+                **filters, **order, page=q["page"], size=q["size"], count_cap=cap
             )
         page["items"] = render_rows(page["items"])
         return Response(ok(orders=page))
