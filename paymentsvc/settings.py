@@ -358,6 +358,9 @@ for _name in ("API_RATE_LIMIT", "AUTH_FAILURE_RATE_LIMIT", "ADMIN_LOGIN_RATE_LIM
 # With a token, /metrics wants `Authorization: Bearer <token>` from anywhere; without
 # one it answers only clients on this machine.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# Off: requests, orders, transitions and webhook attempts are not counted (the
+# counters stay at zero; /metrics still answers, its gauges computed at scrape).
+METRICS_ENABLED = env.bool("METRICS_ENABLED", default=True)
 
 # One JSON object per line, from web, worker and beat alike (Celery keeps its hands
 # off logging: paymentsvc.logs). Every line carries the request id and what is known
