@@ -138,6 +138,9 @@ else:
             "LOCATION": str(VAR_DIR / "cache"),
         }
     }
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # The same Redis, one client per pool and a request's counters in one trip.
+    CACHES["default"]["BACKEND"] = "paymentsvc.cache.RedisCache"
 
 # --- Auth, i18n -----------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
@@ -200,7 +203,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_PARSER_CLASSES": ["paymentsvc.parsers.DecimalJSONParser"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["paymentsvc.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "paymentsvc.errors.api_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "paymentsvc.schema.ServiceAutoSchema",
     "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",

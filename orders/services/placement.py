@@ -13,7 +13,7 @@ from finance.accounts import account_is_blacklisted, normalize_account
 from finance.models import FeeRange, PaymentMethod, Side, Terminal
 from finance.services import balance_reserve, balance_void, method_deeplink
 from paymentsvc import metrics
-from paymentsvc.db import advisory_xact_lock
+from paymentsvc.db import advisory_xact_lock, insert_row
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import Conflict, InvalidRequest, NoAvailableTraders
 from paymentsvc.money import fee_for, quantize_money
@@ -235,8 +235,8 @@ def _order_place(
                 side=side,
                 method=requisite.method,
                 initial_method=method,
-                requisite=requisite,
-                trader=requisite.trader,
+                requisite_id=requisite.pk,
+                trader_id=requisite.trader_id,
                 requested_amount=amount,
                 amount=chosen,
                 fee=fee_range.fee,
@@ -268,7 +268,7 @@ def _order_place(
             )
             try:
                 with transaction.atomic():
-                    candidate.save(force_insert=True)
+                    insert_row(candidate)
                     _order_complete_creation(candidate, form_options=form_options, actor=actor)
                     # The caps last: the requisite's load row stays locked only from
                     # here to COMMIT, so creations on one requisite queue briefly.
