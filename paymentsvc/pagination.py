@@ -188,7 +188,7 @@ def list_page(
     def cursor(field: str, pk) -> dict | None:
         if pk is None:
             return None
-        row = own.filter(pk=pk).values(*keys).first()
+        row = next(iter(own.filter(pk=pk).order_by().values(*keys)[:1]), None)
         if row is None:
             raise NotFound(f"{field} is not {what}", code=code, errors={field: [f"Not {what}"]})
         return row
