@@ -79,7 +79,8 @@ def render_trader_orders(orders) -> list[dict]:
 
 class OrderRow:
     """An order as the merchants' lists read it: the columns render_order uses, one
-    tuple from `values_list(*OrderRow.COLUMNS)`, without a model instance (building
+    tuple from `with_db_clock().values_list(*OrderRow.COLUMNS)` (the database's time
+    comes with each row, for the shown status), without a model instance (building
     50 of them, with their methods, was most of a page's Python time)."""
 
     FIELDS = (
@@ -108,11 +109,13 @@ class OrderRow:
         "expires_at",
         "receipts_count",
         "livemode",
+        "db_clock",  # with_db_clock(): the database's time, which is_overdue compares with
     )
     COLUMNS = (*FIELDS, "method__name", "method__method_type")
     __slots__ = (*FIELDS, "method")
 
     # The same rules as the model's, not a copy of them.
+    clock = Order.clock
     is_overdue = Order.is_overdue
     shown_status = Order.shown_status
 
