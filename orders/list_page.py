@@ -67,6 +67,23 @@ def _convert(rows: list) -> list:
     return out
 
 
+@functools.cache
+def _plain_timestamptz_loader():
+    """psycopg's own timestamptz loader (C when psycopg[binary] has it), for a cursor
+    that reads many dates: Django's, which re-attaches the connection's timezone to
+    each value, took a fifth of a page's time. The session's timezone is already the
+    connection's (UTC), so the values are the same instants, in UTC."""
+    import psycopg
+    from psycopg.pq import Format
+
+    return psycopg.adapters.get_loader(psycopg.adapters.types["timestamptz"].oid, Format.TEXT)
+
+
+def _read_dates_plainly(cursor) -> None:
+    if connection.vendor == "postgresql":
+        cursor.cursor.adapters.register_loader("timestamptz", _plain_timestamptz_loader())
+
+
 def _prep(field: str, value):
     return Order._meta.get_field(field).get_db_prep_value(value, connection)
 
@@ -149,6 +166,7 @@ def order_list_by_page(
             f" LIMIT %s OFFSET %s"
         )
         with connection.cursor() as cursor:
+            _read_dates_plainly(cursor)
             cursor.execute(sql, [*params, size + 1, offset])
             rows = _convert(cursor.fetchall())
             has_more = len(rows) > size
