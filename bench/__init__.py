@@ -12,6 +12,10 @@ run's figures (var/bench/results.pickle), e.g. after editing bench/notes.md.
 
 Modules: config (settings and the server's environment), processes (the server's
 processes), load (the load generator and the requests it sends), data (the bench
-database), django_side (what runs inside Django, as `python -m bench.django_side`),
-webhooks (delivery rates), runner (the run), report (docs/benchmarks.md).
+database), django_side (what runs inside Django, as `python -m bench.django_side`:
+also the SQL one creation sends, and the profiles), webhooks (delivery rates),
+ceilings (the bare WSGI app of bare_wsgi and the creation's SQL replayed by sqlreplay;
+metrics on and off), history (the events log and the operators' dashboard at scale),
+runner (the run), report and report_points (docs/benchmarks.md). bench/profiles/
+before.json is a profile recorded at an earlier commit, printed beside this run's.
 """

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from .config import BASE, ENV, PY, ROOT
+from .config import BASE, ENV, PORT, PY, ROOT
 
 PROCESSES: list[subprocess.Popen] = []
 
@@ -76,10 +76,10 @@ def children(pid: int) -> list[int]:
     return [int(p) for p in out]
 
 
-def wait_ready():
+def wait_ready(base: str = BASE):
     for _ in range(120):
         try:
-            if httpx.get(f"{BASE}/readyz", timeout=2).status_code == 200:
+            if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
                 return
         except httpx.HTTPError:
             pass
@@ -96,9 +96,14 @@ NO_RECYCLING = ["--max-requests", "0"]
 CONFIGS = [(os.cpu_count() + 1, 4), (os.cpu_count() + 1, 1), (2, 4), (2, 8), (5, 1)]
 
 
-def start_web(*flags: str, env: dict | None = None) -> subprocess.Popen:
-    web = start([*GUNICORN, *NO_RECYCLING, *flags, "paymentsvc.wsgi"], env=env)
-    wait_ready()
+def start_web(
+    *flags: str, env: dict | None = None, app: str = "paymentsvc.wsgi", port: int = PORT
+) -> subprocess.Popen:
+    """gunicorn with gunicorn.conf.py serving `app`; on another port than PORT it runs
+    beside the first server (its own address, no control socket)."""
+    beside = [] if port == PORT else ["--bind", f"127.0.0.1:{port}", "--no-control-socket"]
+    web = start([*GUNICORN, *NO_RECYCLING, *beside, *flags, app], env=env)
+    wait_ready(f"http://127.0.0.1:{port}")
     return web
 
 

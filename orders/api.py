@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from finance.models import IntegrationType, MethodType, Side
 from paymentsvc.api import (
     DateRangeMixin,
+    KeptFieldsSerializer,
     TerminalAPIView,
     ok,
     page_query,
@@ -22,6 +23,7 @@ from paymentsvc.schema import any_case_pattern, page_schema
 from webhooks.delivery import DeliveryRefused, resolve_target
 
 from . import selectors, services
+from .list_page import order_list_by_page
 from .models import OrderStatus
 from .render import (
     render_order,
@@ -40,7 +42,7 @@ def _day_before(moment: datetime) -> datetime:
 # --- Merchant API -----------------------------------------------------------------------
 
 
-class OrderCreateIn(serializers.Serializer):
+class OrderCreateIn(KeptFieldsSerializer):
     client_order_id = ClientOrderIdField()
     order_side = serializers.ChoiceField(choices=Side.choices)
     payment_method_id = serializers.CharField(required=False, allow_null=True, max_length=64)
@@ -290,37 +292,35 @@ class OrderCollectionView(TerminalAPIView):
                 "start_date must not be after end_date",
                 errors={"start_date": ["Must not be after end_date"]},
             )
-        qs = selectors.order_list(
+        filters = dict(
             terminal=self.terminal,
             start=start,
             end=end,
             payment_method_id=q.get("payment_method_id"),
             order_side=q.get("order_side"),
             status=q.get("status"),
-            sort_by=q["sort_by"],
-            descending=q["sort"] == "desc",
         )
+        order = dict(sort_by=q["sort_by"], descending=q["sort"] == "desc")
         cap = settings.ORDER_LIST_COUNT_CAP
         if "starting_after" in q or "ending_before" in q:
             page = selectors.order_list_page(
-                qs,
+                selectors.order_list(**filters, **order),
                 terminal=self.terminal,
-                sort_by=q["sort_by"],
-                descending=q["sort"] == "desc",
                 size=q["size"],
                 starting_after=q.get("starting_after"),
                 ending_before=q.get("ending_before"),
                 count_cap=cap,
+                **order,
             )
         else:
-            page = selectors.order_list_numbered_page(
-                qs, page=q["page"], size=q["size"], count_cap=cap
+            page = order_list_by_page(
+                **filters, **order, page=q["page"], size=q["size"], count_cap=cap
             )
         page["items"] = render_rows(page["items"])
         return Response(ok(orders=page))
 
 
-class SearchByClientIdQuery(serializers.Serializer):
+class SearchByClientIdQuery(KeptFieldsSerializer):
     id = ClientOrderIdField()
     size = serializers.IntegerField(min_value=1, max_value=100, default=10)
 

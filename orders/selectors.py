@@ -49,7 +49,7 @@ def order_list(
         qs = qs.filter(side=order_side)
     qs = orders_with_shown_status(qs, status)
     prefix = "-" if descending else ""
-    return qs.order_by(f"{prefix}{sort_by}", f"{prefix}id").values_list(*OrderRow.COLUMNS)
+    return qs.order_by(f"{prefix}{sort_by}", f"{prefix}id")
 
 
 def order_list_page(
@@ -84,13 +84,13 @@ def order_list_page(
     if backwards:
         # The orders nearest the cursor, read towards it, shown in the list's order.
         side = side.reverse()
-    rows = list(side[: size + 1])
+    rows = list(side.values_list(*OrderRow.COLUMNS)[: size + 1])
     has_more = len(rows) > size
     rows = rows[:size]
     if backwards:
         rows.reverse()
     total, estimate = (len(rows), False) if not has_more else capped_count(side, cap=count_cap)
-    return _page(rows, page=1, size=size, total=total, has_more=has_more, estimate=estimate)
+    return page_body(rows, page=1, size=size, total=total, has_more=has_more, estimate=estimate)
 
 
 def _cursor(terminal: Terminal, sort_by: str, field: str, order_id) -> dict | None:
@@ -116,24 +116,7 @@ def _beyond(qs: QuerySet, sort_by: str, cursor: dict, *, smaller: bool) -> Query
     )
 
 
-def order_list_numbered_page(qs: QuerySet, *, page: int, size: int, count_cap: int) -> dict:
-    """Page `page` of `qs` by offset; `total` counted up to `count_cap` (so a busy
-    terminal's list costs the same as a quiet one's), and not at all when a first
-    page is not full."""
-    offset = (page - 1) * size
-    rows = list(qs[offset : offset + size + 1])
-    has_more = len(rows) > size
-    rows = rows[:size]
-    if page == 1 and not has_more:
-        total, estimate = len(rows), False
-    else:
-        total, estimate = capped_count(qs, cap=count_cap)
-        if estimate:  # at least what this page shows
-            total = max(total, offset + len(rows) + int(has_more))
-    return _page(rows, page=page, size=size, total=total, has_more=has_more, estimate=estimate)
-
-
-def _page(rows: list, *, page: int, size: int, total: int, has_more: bool, estimate: bool):
+def page_body(rows: list, *, page: int, size: int, total: int, has_more: bool, estimate: bool):
     return {
         "total": total,
         "page": page,
@@ -147,7 +130,8 @@ def _page(rows: list, *, page: int, size: int, total: int, has_more: bool, estim
 
 def capped_count(qs: QuerySet, *, cap: int) -> tuple[int, bool]:
     """How many rows `qs` has, counted up to `cap`: (cap, True) when there are more,
-    so that a busy terminal's list costs the same as a quiet one's."""
+    so that a busy terminal's list costs the same as a quiet one's. `qs` is the bare
+    filter (no joined columns), so the count is read off the index alone."""
     counted = qs.order_by()[: cap + 1].count()
     return (cap, True) if counted > cap else (counted, False)
 

@@ -138,6 +138,9 @@ else:
             "LOCATION": str(VAR_DIR / "cache"),
         }
     }
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # The same Redis, one client per pool and a request's counters in one trip.
+    CACHES["default"]["BACKEND"] = "paymentsvc.cache.RedisCache"
 
 # --- Auth, i18n -----------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
@@ -200,7 +203,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_PARSER_CLASSES": ["paymentsvc.parsers.DecimalJSONParser"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["paymentsvc.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "paymentsvc.errors.api_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "paymentsvc.schema.ServiceAutoSchema",
     "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",
@@ -355,6 +358,9 @@ for _name in ("API_RATE_LIMIT", "AUTH_FAILURE_RATE_LIMIT", "ADMIN_LOGIN_RATE_LIM
 # With a token, /metrics wants `Authorization: Bearer <token>` from anywhere; without
 # one it answers only clients on this machine.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# Off: requests, orders, transitions and webhook attempts are not counted (the
+# counters stay at zero; /metrics still answers, its gauges computed at scrape).
+METRICS_ENABLED = env.bool("METRICS_ENABLED", default=True)
 
 # One JSON object per line, from web, worker and beat alike (Celery keeps its hands
 # off logging: paymentsvc.logs). Every line carries the request id and what is known

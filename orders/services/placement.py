@@ -232,8 +232,8 @@ def _order_place(
                 side=side,
                 method=requisite.method,
                 initial_method=method,
-                requisite=requisite,
-                trader=requisite.trader,
+                requisite_id=requisite.pk,
+                trader_id=requisite.trader_id,
                 requested_amount=amount,
                 amount=chosen,
                 fee=fee_range.fee,
@@ -265,6 +265,8 @@ def _order_place(
             )
             try:
                 with transaction.atomic():
+                    # save(): the INSERT computes created_at and expires_at (DbNow)
+                    # and returns them.
                     candidate.save(force_insert=True)
                     candidate.db_clock = candidate.created_at  # the database's now
                     _order_complete_creation(candidate, form_options=form_options, actor=actor)
