@@ -13,9 +13,9 @@ import functools
 from datetime import datetime
 
 from django.db import connection
-from django.utils import timezone
 
 from finance.models import PaymentMethod, Terminal
+from paymentsvc.db import db_now_sql
 from paymentsvc.formats import parse_uuid
 
 from .models import Order, OrderStatus
@@ -33,7 +33,10 @@ def _column(name: str) -> str:
 
 @functools.cache
 def _select() -> str:
-    columns = ", ".join(_column(name) for name in OrderRow.FIELDS)
+    # db_clock: the database's time beside each row, for the shown status (is_overdue).
+    columns = ", ".join(
+        db_now_sql() if name == "db_clock" else _column(name) for name in OrderRow.FIELDS
+    )
     return (
         f"SELECT {columns}, m.name, m.method_type FROM {_ORDERS} o"
         f" INNER JOIN {_METHODS} m ON m.id = o.method_id"
@@ -44,7 +47,8 @@ def _select() -> str:
 def _converters() -> list:
     """(position, converters, expression) for each column that needs converting on
     this database, as Django's compiler finds them for the same values_list."""
-    compiler = Order.objects.values_list(*OrderRow.COLUMNS).query.get_compiler(connection.alias)
+    rows = Order.objects.with_db_clock().values_list(*OrderRow.COLUMNS)
+    compiler = rows.query.get_compiler(connection.alias)
     compiler.setup_query()
     expressions = [column[0] for column in compiler.select]
     found = compiler.get_converters(expressions)
@@ -112,16 +116,16 @@ def _where(
         conditions.append(f"{_column('side')} = %s")
         params.append(order_side)
     if status:
-        # The status as shown: a Pending order past expiry counts as Expired
-        # (selectors.orders_with_shown_status is the same rule for the ORM path).
-        now = _prep("expires_at", timezone.now())
+        # The status as shown: a Pending order past expiry (by the database's clock)
+        # counts as Expired (selectors.orders_with_shown_status: the ORM path's rule).
+        now = db_now_sql()
         state, expires = _column("status"), _column("expires_at")
         if status == OrderStatus.PENDING:
-            conditions.append(f"{state} = %s AND {expires} > %s")
-            params += [OrderStatus.PENDING.value, now]
+            conditions.append(f"{state} = %s AND {expires} > {now}")
+            params.append(OrderStatus.PENDING.value)
         elif status == OrderStatus.EXPIRED:
-            conditions.append(f"({state} = %s OR ({state} = %s AND {expires} <= %s))")
-            params += [OrderStatus.EXPIRED.value, OrderStatus.PENDING.value, now]
+            conditions.append(f"({state} = %s OR ({state} = %s AND {expires} <= {now}))")
+            params += [OrderStatus.EXPIRED.value, OrderStatus.PENDING.value]
         else:
             conditions.append(f"{state} = %s")
             params.append(status)
