@@ -51,6 +51,18 @@ def bulk_orders(total: int) -> None:
     psql("VACUUM ANALYZE orders_order")  # on its own: VACUUM runs outside a transaction
 
 
+def orders_size() -> dict:
+    """The orders table on disk, after the bulk loads: how many orders it holds, the
+    bytes of its rows (with TOAST) and of its indexes (docs/scale.md's bytes per order).
+    The bulk-loaded rows are narrower than live ones (short holder names, no payment
+    link or webhook URL), so a live table takes somewhat more."""
+    orders, table, indexes = psql(
+        "SELECT count(*), pg_table_size('orders_order'), pg_indexes_size('orders_order') "
+        "FROM orders_order"
+    ).split("|")
+    return {"orders": int(orders), "table": int(table), "indexes": int(indexes)}
+
+
 def settle_orders() -> None:
     """Close the Pending orders earlier points left (the ledger is not kept right: the
     bench balances are far larger than any run needs), and move them out of today: every

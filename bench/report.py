@@ -14,6 +14,7 @@ from .report_points import (
     scale_rows,
     verdict,
 )
+from .report_scale import write_scale
 
 
 def report(r: dict) -> None:
@@ -217,9 +218,11 @@ def report(r: dict) -> None:
         "",
         "## Webhook delivery",
         "",
-        f"{w['delivered']} deliveries queued first, then one Celery worker (2 processes) "
+        f"{w['delivered']} deliveries queued first, then one Celery worker "
+        f"({w.get('processes', 2)} processes) "
         f"started and timed from the first receipt to the last: {w['worker']:.0f}/s. A plain "
-        f"httpx client posting the same bodies with the same concurrency (2): "
+        f"httpx client posting the same bodies with the same concurrency "
+        f"({w.get('processes', 2)}): "
         f"{w['plain']:.0f}/s. Ratio {ratio:.2f} (goal ≥ 50%: {verdict(ratio >= 0.5)}). Each "
         "delivery also claims its row, signs, and records the attempt.",
     ]
@@ -308,3 +311,4 @@ def report(r: dict) -> None:
         lines += [notes.read_text()]
     (ROOT / "docs" / "benchmarks.md").write_text("\n".join(lines))
     sys.stdout.write("\n".join(lines) + "\n")
+    write_scale(r)  # docs/scale.md's figures, from the same run

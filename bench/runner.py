@@ -1,6 +1,7 @@
 """One bench run: every measurement, in order, then the report."""
 
 import json
+import os
 import pickle
 import shutil
 import time
@@ -14,6 +15,7 @@ from .data import (
     bulk_orders,
     fill_requisite_day,
     fill_terminal_window,
+    orders_size,
     settle_orders,
     setup,
 )
@@ -56,7 +58,10 @@ def gunicorn_sweep(method_id: str) -> dict:
 
 
 def main():
-    results: dict = {"when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
+    results: dict = {
+        "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "cores": os.cpu_count(),
+    }
     began = time.perf_counter()
     shutil.rmtree(METRICS_DIR, ignore_errors=True)  # each run counts from zero
     setup()
@@ -116,6 +121,7 @@ def main():
                 "lookup": run(lookup(seed["id"]), 4),
             }
         results["scale"] = scale
+        results["orders_size"] = orders_size()  # the 1 million orders, the run's own among them
         results["dashboard"] = dashboard()  # over the 1 million orders just loaded
         results["events"] = events_scale(method_id)
 

@@ -12,6 +12,9 @@ from .config import BASE, PORT, PY, SHOP
 from .load import AMOUNTS
 from .processes import start
 
+# The worker's processes (--concurrency); the plain client posts as many at a time.
+PROCESSES = 2
+
 
 class Receiver:
     def __init__(self):
@@ -73,7 +76,7 @@ def webhook_rates(method_id: str, receiver: "Receiver", n: int = 400):
             "paymentsvc",
             "worker",
             "--concurrency",
-            "2",
+            str(PROCESSES),
             "--loglevel",
             "WARNING",
             "--without-mingle",
@@ -100,10 +103,16 @@ def webhook_rates(method_id: str, receiver: "Receiver", n: int = 400):
                         headers={"Content-Type": "application/json"},
                     )
 
-            await asyncio.gather(*(poster() for _ in range(2)))
+            await asyncio.gather(*(poster() for _ in range(PROCESSES)))
 
     began = time.perf_counter()
     asyncio.run(plain())
     plain_rate = n / (time.perf_counter() - began)
     receiver.reset()
-    return {"worker": worker_rate, "plain": plain_rate, "delivered": delivered}, worker
+    rates = {
+        "worker": worker_rate,
+        "plain": plain_rate,
+        "delivered": delivered,
+        "processes": PROCESSES,
+    }
+    return rates, worker

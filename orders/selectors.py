@@ -3,9 +3,9 @@
 from datetime import datetime
 
 from django.db.models import Q, QuerySet
-from django.utils import timezone
 
 from finance.models import Terminal
+from paymentsvc.db import DbNow
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import NotFound
 from paymentsvc.formats import parse_uuid
@@ -19,12 +19,11 @@ def orders_with_shown_status(qs: QuerySet, status: str | None) -> QuerySet:
     """Filter by the status as shown: a Pending order past expiry counts as Expired."""
     if not status:
         return qs
-    now = timezone.now()
     if status == OrderStatus.PENDING:
-        return qs.filter(status=OrderStatus.PENDING, expires_at__gt=now)
+        return qs.filter(status=OrderStatus.PENDING, expires_at__gt=DbNow())
     if status == OrderStatus.EXPIRED:
         return qs.filter(
-            Q(status=OrderStatus.EXPIRED) | Q(status=OrderStatus.PENDING, expires_at__lte=now)
+            Q(status=OrderStatus.EXPIRED) | Q(status=OrderStatus.PENDING, expires_at__lte=DbNow())
         )
     return qs.filter(status=status)
 
@@ -40,7 +39,9 @@ def order_list(
     sort_by: str = "created_at",
     descending: bool = True,
 ) -> QuerySet:
-    qs = Order.objects.filter(terminal=terminal, created_at__gte=start, created_at__lte=end)
+    qs = Order.objects.with_db_clock().filter(
+        terminal=terminal, created_at__gte=start, created_at__lte=end
+    )
     if payment_method_id is not None:
         method_uuid = parse_uuid(payment_method_id)
         qs = qs.filter(method_id=method_uuid) if method_uuid else qs.none()
@@ -74,7 +75,8 @@ def order_list_page(
 def orders_by_client_order_id(*, terminal: Terminal, client_order_id: str, size: int) -> list:
     """Rows for render_rows (OrderRow.COLUMNS), newest first."""
     return list(
-        Order.objects.filter(terminal=terminal, client_order_id=client_order_id)
+        Order.objects.with_db_clock()
+        .filter(terminal=terminal, client_order_id=client_order_id)
         .order_by("-created_at", "-id")
         .values_list(*OrderRow.COLUMNS)[:size]
     )
@@ -83,7 +85,10 @@ def orders_by_client_order_id(*, terminal: Terminal, client_order_id: str, size:
 def order_of_terminal(*, terminal: Terminal, order_id: str) -> Order:
     order_uuid = parse_uuid(order_id)
     order = (
-        Order.objects.select_related("method").filter(pk=order_uuid, terminal=terminal).first()
+        Order.objects.select_related("method")
+        .with_db_clock()
+        .filter(pk=order_uuid, terminal=terminal)
+        .first()
         if order_uuid
         else None
     )
@@ -96,7 +101,7 @@ def trader_order_list(
     *, trader: Trader, order_side: str | None = None, status: str | None = None
 ) -> QuerySet:
     # A trader sees only orders of its own mode, even if an operator flips its flag.
-    qs = Order.objects.filter(trader=trader, livemode=trader.livemode)
+    qs = Order.objects.with_db_clock().filter(trader=trader, livemode=trader.livemode)
     if order_side:
         qs = qs.filter(side=order_side)
     return (
@@ -107,7 +112,9 @@ def trader_order_list(
 def order_of_trader(*, trader: Trader, order_id: str) -> Order:
     order_uuid = parse_uuid(order_id)
     order = (
-        Order.objects.filter(pk=order_uuid, trader=trader, livemode=trader.livemode).first()
+        Order.objects.with_db_clock()
+        .filter(pk=order_uuid, trader=trader, livemode=trader.livemode)
+        .first()
         if order_uuid
         else None
     )

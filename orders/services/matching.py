@@ -19,9 +19,9 @@ from decimal import Decimal
 
 from django.db import IntegrityError, connection
 from django.db.models import Q
-from django.utils import timezone
 
 from finance.models import PaymentMethod, Side
+from paymentsvc.db import DbNow
 from paymentsvc.money import quantize_money
 
 from ..models import Order, OrderStatus, Requisite, RequisiteLoad, Trader
@@ -271,6 +271,6 @@ def overdue_holders(*, methods: list[PaymentMethod], amounts: list[Decimal]) -> 
             Q(amount__in=amounts, side=Side.BUY) | Q(requisite__max_pending__isnull=False),
             requisite__method__in=methods,
             status=OrderStatus.PENDING,
-            expires_at__lte=timezone.now(),
+            expires_at__lte=DbNow(),
         ).values_list("id", flat=True)[:50]
     )
