@@ -19,7 +19,8 @@ from paymentsvc.api import (
 from paymentsvc.errors import InvalidRequest
 from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.idempotency import idempotent
-from paymentsvc.schema import any_case_pattern, page_schema
+from paymentsvc.pagination import PageAsked
+from paymentsvc.schema import any_case_pattern, capped_page_schema, page_schema
 from webhooks.delivery import DeliveryRefused, resolve_target
 
 from . import selectors, services
@@ -198,22 +199,11 @@ OrderListPage = inline_serializer(
     {
         "success": serializers.BooleanField(),
         "message": serializers.CharField(),
-        "orders": inline_serializer(
+        "orders": capped_page_schema(
             "OrderListPageBody",
-            {
-                "total": serializers.IntegerField(),
-                "page": serializers.IntegerField(),
-                "size": serializers.IntegerField(),
-                "pages": serializers.IntegerField(),
-                "items": OrderOut(many=True),
-                "has_more": serializers.BooleanField(
-                    help_text="More orders follow this page (in the direction of travel)."
-                ),
-                "total_is_estimate": serializers.BooleanField(
-                    help_text="The list holds more than ORDER_LIST_COUNT_CAP orders: "
-                    "`total` is that cap, a lower bound."
-                ),
-            },
+            OrderOut(many=True),
+            rows="orders",
+            cap_setting="ORDER_LIST_COUNT_CAP",
         ),
     },
 )
@@ -301,20 +291,14 @@ class OrderCollectionView(TerminalAPIView):
             status=q.get("status"),
         )
         order = dict(sort_by=q["sort_by"], descending=q["sort"] == "desc")
-        cap = settings.ORDER_LIST_COUNT_CAP
-        if "starting_after" in q or "ending_before" in q:
+        asked = PageAsked.of(q, count_cap=settings.ORDER_LIST_COUNT_CAP)
+        if asked.by_cursor:
             page = selectors.order_list_page(
-                selectors.order_list(**filters, **order),
-                terminal=self.terminal,
-                size=q["size"],
-                starting_after=q.get("starting_after"),
-                ending_before=q.get("ending_before"),
-                count_cap=cap,
-                **order,
+                selectors.order_list(**filters, **order), asked, terminal=self.terminal, **order
             )
         else:
             page = order_list_by_page(
-                **filters, **order, page=q["page"], size=q["size"], count_cap=cap
+                **filters, **order, page=asked.page, size=asked.size, count_cap=asked.count_cap
             )
         page["items"] = render_rows(page["items"])
         return Response(ok(orders=page))

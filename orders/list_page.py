@@ -17,10 +17,10 @@ from django.db import connection
 from finance.models import PaymentMethod, Terminal
 from paymentsvc.db import db_now_sql
 from paymentsvc.formats import parse_uuid
+from paymentsvc.pagination import numbered_page_body
 
 from .models import Order, OrderStatus
 from .render import OrderRow
-from .selectors import page_body
 
 _ORDERS = Order._meta.db_table
 _METHODS = PaymentMethod._meta.db_table
@@ -159,34 +159,25 @@ def order_list_by_page(
         order_side=order_side,
         status=status,
     )
-    offset = (page - 1) * size
-    rows, total, estimate = [], 0, False
-    if where is not None:
-        condition, params = where
-        direction = "DESC" if descending else "ASC"
-        sql = (
-            f"{_select()} WHERE {condition}"
-            f" ORDER BY {_column(sort_by)} {direction}, {_column('id')} {direction}"
-            f" LIMIT %s OFFSET %s"
-        )
-        with connection.cursor() as cursor:
-            _read_dates_plainly(cursor)
-            cursor.execute(sql, [*params, size + 1, offset])
-            rows = _convert(cursor.fetchall())
-            has_more = len(rows) > size
-            if page == 1 and not has_more:
-                total = len(rows)
-            else:
-                cursor.execute(
-                    f"SELECT COUNT(*) FROM (SELECT 1 FROM {_ORDERS} o WHERE {condition}"
-                    f" LIMIT %s) c",
-                    [*params, count_cap + 1],
-                )
-                counted = cursor.fetchone()[0]
-                total, estimate = (count_cap, True) if counted > count_cap else (counted, False)
-                if estimate:  # at least what this page shows
-                    total = max(total, offset + min(len(rows), size) + int(has_more))
-    has_more = len(rows) > size
-    return page_body(
-        rows[:size], page=page, size=size, total=total, has_more=has_more, estimate=estimate
+    if where is None:  # nothing can match
+        return numbered_page_body([], page=page, size=size, count_cap=count_cap, count=lambda _: 0)
+    condition, params = where
+    direction = "DESC" if descending else "ASC"
+    sql = (
+        f"{_select()} WHERE {condition}"
+        f" ORDER BY {_column(sort_by)} {direction}, {_column('id')} {direction}"
+        f" LIMIT %s OFFSET %s"
     )
+    with connection.cursor() as cursor:
+        _read_dates_plainly(cursor)
+        cursor.execute(sql, [*params, size + 1, (page - 1) * size])
+        rows = _convert(cursor.fetchall())
+
+        def count(limit: int) -> int:
+            cursor.execute(
+                f"SELECT COUNT(*) FROM (SELECT 1 FROM {_ORDERS} o WHERE {condition} LIMIT %s) c",
+                [*params, limit],
+            )
+            return cursor.fetchone()[0]
+
+        return numbered_page_body(rows, page=page, size=size, count_cap=count_cap, count=count)

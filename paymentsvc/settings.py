@@ -245,6 +245,8 @@ ORDER_TTL_SELL_SECONDS = env.int("ORDER_TTL_SELL_SECONDS", default=60 * 60)
 # The order list counts `total` up to this many orders; past it `total` is this cap and
 # `total_is_estimate` is true (docs/orders.md), so a busy terminal's list stays cheap.
 ORDER_LIST_COUNT_CAP = env.int("ORDER_LIST_COUNT_CAP", default=1_000)
+# The same for the events and the webhook deliveries lists (docs/webhooks.md).
+EVENT_LIST_COUNT_CAP = env.int("EVENT_LIST_COUNT_CAP", default=1_000)
 FORM_SEARCH_WINDOW_SECONDS = env.int("FORM_SEARCH_WINDOW_SECONDS", default=60)
 FORM_SEARCH_RETRY_SECONDS = env.int("FORM_SEARCH_RETRY_SECONDS", default=3)
 FORM_SESSION_TTL_SECONDS = env.int("FORM_SESSION_TTL_SECONDS", default=30 * 60)
