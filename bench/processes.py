@@ -92,8 +92,14 @@ GUNICORN = [PY, "-m", "gunicorn", "-c", "gunicorn.conf.py"]
 # memory figure and put start-up time into a throughput point.
 NO_RECYCLING = ["--max-requests", "0"]
 # (workers, threads) tried against each other; the first is gunicorn.conf.py's default
-# on this machine (cores + 1 workers x 4 threads).
-CONFIGS = [(os.cpu_count() + 1, 4), (os.cpu_count() + 1, 1), (2, 4), (2, 8), (5, 1)]
+# on this machine (cores + 1 workers x 2 threads).
+CONFIGS = [
+    (os.cpu_count() + 1, 2),
+    (os.cpu_count() + 1, 1),
+    (os.cpu_count() + 1, 4),
+    (2, 8),
+    (5, 1),
+]
 
 
 def start_web(
