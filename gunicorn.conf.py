@@ -1,11 +1,12 @@
-"""gunicorn for the web process. Sized for a 2-core machine by default (3 processes ×
-4 threads): `make bench` compares layouts (docs/benchmarks.md), and on this shared
-machine, where a COMMIT's WAL flush and every round trip to PostgreSQL can wait long,
-threads kept the cores busy: one thread per process made a quarter to a third fewer order
-creations than 3 × 4 (on an idle machine, where requests are mostly Python, the layouts
-come closer). Override with WEB_CONCURRENCY and GUNICORN_THREADS. Each thread may hold
-one database connection (CONN_MAX_AGE), so processes × threads × machines must stay
-under PostgreSQL's max_connections (or put PgBouncer in front)."""
+"""gunicorn for the web process: cores + 1 processes × 2 threads (3 × 2 on 2 cores).
+`make bench` compares layouts (docs/benchmarks.md): once a request's Python got cheap,
+more threads per process mostly queued on its GIL, and fewer processes left a core idle
+while one waited on a COMMIT's WAL flush; 3 × 1 and 3 × 2 made the most order creations
+there, and the second thread keeps a process answering while its other request waits
+on PostgreSQL, a DNS look-up or a slow upload. Override with WEB_CONCURRENCY and
+GUNICORN_THREADS. Each thread may hold one database connection (CONN_MAX_AGE), so
+processes × threads × machines must stay under PostgreSQL's max_connections (or put
+PgBouncer in front)."""
 
 import os
 from pathlib import Path
@@ -24,7 +25,7 @@ cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os
 bind = os.environ.get("GUNICORN_BIND", f"0.0.0.0:{os.environ.get('PORT', '8000')}")
 workers = int(os.environ.get("WEB_CONCURRENCY", (cores or 1) + 1))
 worker_class = "gthread"
-threads = int(os.environ.get("GUNICORN_THREADS", 4))
+threads = int(os.environ.get("GUNICORN_THREADS", 2))
 # No request should take this long; a stuck one is killed and its process replaced.
 timeout = 30
 graceful_timeout = 20

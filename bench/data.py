@@ -23,10 +23,15 @@ def analyze() -> None:
     psql("VACUUM ANALYZE")
 
 
-def psql(sql: str) -> None:
-    subprocess.run(
-        ["psql", "-h", "127.0.0.1", "-U", "postgres", "-d", DB, "-q", "-c", sql], check=True
-    )
+PSQL = ["psql", "-h", "127.0.0.1", "-U", "postgres", "-q", "-tA", "-v", "ON_ERROR_STOP=1"]
+
+
+def psql(sql: str) -> str:
+    """Runs `sql` on the bench database; what it printed (unaligned, no headers)."""
+    done = subprocess.run([*PSQL, "-d", DB, "-c", sql], capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"psql: {done.stderr.strip()}")
+    return done.stdout.strip()
 
 
 def bulk_orders(total: int) -> None:
@@ -34,16 +39,28 @@ def bulk_orders(total: int) -> None:
     sql = f"""
     INSERT INTO orders_order (id, terminal_id, client_order_id, currency, side, method_id, initial_method_id,
       status, requested_amount, amount, fee, fixed_fee, fee_amount, holder_name, holder_account,
-      event_sequence, created_at, updated_at, expires_at, closed_by, receipts_count)
+      event_sequence, created_at, updated_at, expires_at, closed_by, receipts_count, livemode)
     SELECT gen_random_uuid(), t.id, 'hist-' || g, 'RUB', 'Buy', m.id, m.id, 'Completed', 1000, 1000 + (g % 5000),
       5, 0, 50, 'H', '+70000000000', 2, now() - (g % 525600) * interval '1 minute' - interval '1 hour',
-      now() - (g % 525600) * interval '1 minute', now(), 'bench', 0
+      now() - (g % 525600) * interval '1 minute', now(), 'bench', 0, true
     FROM generate_series((SELECT count(*) FROM orders_order) + 1, {total}) g,
       (SELECT id FROM finance_terminal WHERE name = 'Demo Shop') t,
       (SELECT id FROM finance_paymentmethod WHERE name = 'Sberbank SBP') m;
     """
     psql(sql)
     psql("VACUUM ANALYZE orders_order")  # on its own: VACUUM runs outside a transaction
+
+
+def orders_size() -> dict:
+    """The orders table on disk, after the bulk loads: how many orders it holds, the
+    bytes of its rows (with TOAST) and of its indexes (docs/scale.md's bytes per order).
+    The bulk-loaded rows are narrower than live ones (short holder names, no payment
+    link or webhook URL), so a live table takes somewhat more."""
+    orders, table, indexes = psql(
+        "SELECT count(*), pg_table_size('orders_order'), pg_indexes_size('orders_order') "
+        "FROM orders_order"
+    ).split("|")
+    return {"orders": int(orders), "table": int(table), "indexes": int(indexes)}
 
 
 def settle_orders() -> None:
@@ -84,12 +101,12 @@ def fill_requisite_day(method: str, per_requisite: int) -> None:
     INSERT INTO orders_order (id, terminal_id, client_order_id, currency, side, method_id,
       initial_method_id, requisite_id, trader_id, status, requested_amount, amount, fee,
       fixed_fee, fee_amount, holder_name, holder_account, event_sequence, created_at,
-      updated_at, expires_at, closed_by, receipts_count)
+      updated_at, expires_at, closed_by, receipts_count, livemode)
     SELECT gen_random_uuid(), t.id, 'day-' || g, 'RUB', 'Buy', r.method_id, r.method_id, r.id,
       r.trader_id, 'Completed', 1000, 100 + (g % 5000), 5, 0, 50, 'H', '+70000000000', 2,
       date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
         + (g % 3600) * interval '1 second',
-      now(), now(), 'bench', 0
+      now(), now(), 'bench', 0, true
     FROM generate_series(1, {per_requisite}) g,
       (SELECT id FROM finance_terminal WHERE name = 'Demo Shop') t,
       (SELECT r.* FROM orders_requisite r JOIN finance_paymentmethod m ON m.id = r.method_id
@@ -108,16 +125,42 @@ def fill_terminal_window(terminal: str, total: int) -> None:
     INSERT INTO orders_order (id, terminal_id, client_order_id, currency, side, method_id,
       initial_method_id, status, requested_amount, amount, fee, fixed_fee, fee_amount,
       holder_name, holder_account, event_sequence, created_at, updated_at, expires_at,
-      closed_by, receipts_count)
+      closed_by, receipts_count, livemode)
     SELECT gen_random_uuid(), t.id, 'win-' || g, 'RUB', 'Buy', m.id, m.id, 'Completed', 1000,
       1000 + (g % 5000), 5, 0, 50, 'H', '+70000000000', 2,
-      now() - interval '1 hour' - (g % 79200) * interval '1 second', now(), now(), 'bench', 0
+      now() - interval '1 hour' - (g % 79200) * interval '1 second', now(), now(), 'bench', 0,
+      true
     FROM generate_series(1, {total}) g,
       (SELECT id FROM finance_terminal WHERE name = '{terminal}') t,
       (SELECT id FROM finance_paymentmethod WHERE name = 'Sberbank SBP') m;
     """
     )
     psql("VACUUM ANALYZE orders_order")
+
+
+def bulk_events(terminal: str, total: int) -> None:
+    """The terminal's event log up to `total` events, straight in SQL: copies of its
+    first real event (same type, payload and body: rows as wide as real ones) for new
+    orders, spread over a year up to an hour ago. Event and order ids count up (in the
+    ids' own shapes) rather than being random: each index then takes its new entries
+    at one end, which halves the load's time, and no read measured here depends on
+    where in an index an entry sits."""
+    of_terminal = f"(SELECT id FROM finance_terminal WHERE name = '{terminal}')"
+    psql(
+        f"""
+    INSERT INTO webhooks_webhookevent (id, terminal_id, order_id, type, sequence, actor,
+      livemode, payload, body, created_at)
+    SELECT 'msg_b' || lpad(to_hex(g), 31, '0'), e.terminal_id,
+      ('b' || lpad(to_hex(g), 31, '0'))::uuid, e.type, 1, e.actor, e.livemode, e.payload,
+      e.body, now() - interval '1 hour' - g * (interval '365 days' / {total})
+    FROM generate_series(
+        (SELECT count(*) FROM webhooks_webhookevent WHERE terminal_id = {of_terminal}) + 1,
+        {total}) g,
+      (SELECT * FROM webhooks_webhookevent WHERE terminal_id = {of_terminal}
+       ORDER BY created_at LIMIT 1) e;
+    """
+    )
+    psql("VACUUM ANALYZE webhooks_webhookevent")
 
 
 def add_requisites(method_id: str, total: int) -> None:

@@ -5,17 +5,25 @@
   method-id [NAME]              the Bench SBP (or the named) method's id
   add-requisites METHOD TOTAL   requisites on METHOD up to TOTAL
   query-counts METHOD           SQL statements per request, as JSON
+  creation-sql METHOD           the SQL one order creation sends, as JSON (bench.sqlreplay)
+  profile METHOD N              N creations and N list pages under cProfile, as JSON
 """
 
+import cProfile
 import json
+import pstats
+import subprocess
 import sys
+import time
 from decimal import Decimal
+from pathlib import Path
 
 import django
 
 
 def seed() -> str:
-    """A bank method with ten requisites, and eight more terminals."""
+    """A bank method with ten requisites, and nine more terminals (Bench 0-7 take the
+    hot-balance point's Sells; Bench 8's event log is the events point's alone)."""
     from finance.models import Client, FeeRange, PaymentMethod, Terminal, TerminalMethod
     from finance.services import api_key_issue, balance_credit, new_webhook_secret, terminal_create
     from orders.models import Requisite, Trader
@@ -34,7 +42,7 @@ def seed() -> str:
     )
     client = Client.objects.create(name="Bench Merchant")
     terminals = list(Terminal.objects.filter(name="Demo Shop"))
-    for i in range(8):
+    for i in range(9):
         term = terminal_create(
             client=client, name=f"Bench {i}", webhook_secret=new_webhook_secret()
         )
@@ -113,11 +121,152 @@ def query_counts(method: str) -> str:
     return json.dumps(counts)
 
 
+SHOP_KEY = {"HTTP_X_API_KEY": "demo-shop-key"}
+
+
+def create_order(client, method: str, client_order_id: str, amount: str):
+    body = {
+        "client_order_id": client_order_id,
+        "order_side": "Buy",
+        "payment_method_id": method,
+        "amount": amount,
+    }
+    return client.post("/api/v1/order/", body, content_type="application/json", **SHOP_KEY)
+
+
+def creation_sql(method: str) -> str:
+    """The statements one order creation sends (after a first creation has warmed the
+    process and stamped the key's last use), each as PostgreSQL receives it and whether
+    it ran inside the creation's transaction; the values a replay must make fresh; and
+    the method's requisites, among which a replay spreads its orders as the matcher does."""
+    from django.db import connection
+    from django.test import Client
+
+    from orders.models import Order, Requisite
+    from webhooks.models import WebhookEvent
+
+    c = Client()
+    create_order(c, method, "sql-warm-up", "4321.01")
+    statements = []
+
+    def capture(execute, sql, params, many, context):
+        statements.append(
+            {"atomic": connection.in_atomic_block, "sql": connection.ops.compose_sql(sql, params)}
+        )
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(capture):
+        answer = create_order(c, method, "sql-capture", "4321.09")
+    if answer.status_code != 201:
+        raise SystemExit(f"creation: {answer.status_code}")
+    order = Order.objects.get(pk=answer.json()["id"])
+    values = {
+        "order": str(order.pk),
+        "order_hex": order.pk.hex,
+        "event": WebhookEvent.objects.get(order_id=order.pk).pk,
+        "client_order_id": order.client_order_id,
+        "amount": str(order.amount),
+        "requisite_hex": order.requisite_id.hex,
+    }
+    requisites = Requisite.objects.filter(method_id=method).values_list("pk", flat=True)
+    return json.dumps(
+        {"statements": statements, "values": values, "requisites": [r.hex for r in requisites]}
+    )
+
+
+def trimmed(path: str) -> str:
+    """A frame's file as a reader finds it: in a package, the stdlib or the project."""
+    if "site-packages/" in path:
+        return path.split("site-packages/", 1)[1]
+    if "/lib/python3" in path:
+        return path.split("/lib/python3", 1)[1].split("/", 1)[-1]
+    root = str(Path(__file__).resolve().parent.parent) + "/"
+    return path.removeprefix(root)
+
+
+# The harness's own frames: not the server's time.
+HARNESS = ("bench/", "django/test/")
+
+
+def top_frames(stats: pstats.Stats, key: int, n: int, requests: int) -> list[dict]:
+    """The n frames with the most time per request (key 2: their own; 3: with what they
+    call), the harness's frames and those holding nine tenths of the whole request or
+    more (the handler and the middleware layers around the view) left out."""
+    whole = max(row[3] for row in stats.stats.values())
+    out = []
+    for (path, line, function), (_, calls, tottime, cumtime, _) in sorted(
+        stats.stats.items(), key=lambda item: item[1][key], reverse=True
+    ):
+        where = trimmed(path)
+        if where.startswith(HARNESS) or (key == 3 and cumtime >= 0.9 * whole):
+            continue
+        out.append(
+            {
+                "frame": function if path == "~" else f"{where}:{line}({function})",
+                "calls": calls / requests,
+                "tottime_ms": tottime * 1000 / requests,
+                "cumtime_ms": cumtime * 1000 / requests,
+            }
+        )
+        if len(out) == n:
+            break
+    return out
+
+
+def profile(method: str, n: str = "200") -> str:
+    """N order creations and N order list pages (size=50) through Django's test client
+    on the bench database: first timed alone (the mean ms per request without the
+    profiler), then again under cProfile; for each, the 15 frames with the most time of
+    their own and the 15 with the most time including what they call."""
+    from django.test import Client
+
+    n = int(n)
+    c = Client()
+    stamp = time.strftime("%H%M%S")
+    amounts = iter(range(1, 10**6))
+
+    def create():
+        answer = create_order(c, method, f"prof-{stamp}", f"{2000 + next(amounts) / 100:.2f}")
+        if answer.status_code != 201:
+            raise SystemExit(f"creation: {answer.status_code}")
+
+    def page():
+        answer = c.get("/api/v1/order/", {"size": 50}, **SHOP_KEY)
+        if answer.status_code != 200:
+            raise SystemExit(f"list: {answer.status_code}")
+
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    out: dict = {"commit": commit, "requests": n, "when": time.strftime("%Y-%m-%d")}
+    for name, call in (("create", create), ("list (size=50)", page)):
+        for _ in range(10):  # warm-up
+            call()
+        began = time.perf_counter()
+        for _ in range(n):
+            call()
+        mean_ms = (time.perf_counter() - began) * 1000 / n
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(n):
+            call()
+        profiler.disable()
+        stats = pstats.Stats(profiler)
+        out[name] = {
+            "mean_ms": mean_ms,
+            "tottime": top_frames(stats, 2, 15, n),
+            "cumtime": top_frames(stats, 3, 15, n),
+        }
+    return json.dumps(out)
+
+
 COMMANDS = {
     "seed": seed,
     "method-id": method_id,
     "add-requisites": add_requisites,
     "query-counts": query_counts,
+    "creation-sql": creation_sql,
+    "profile": profile,
 }
 
 if __name__ == "__main__":

@@ -9,13 +9,17 @@ import httpx
 from .config import BASE, SECONDS, SHOP
 
 
-async def load(make_request, concurrency: int, seconds: float = SECONDS) -> dict:
+async def load(
+    make_request, concurrency: int, seconds: float = SECONDS, base: str = BASE, headers=None
+) -> dict:
     """Closed-loop load: `concurrency` clients, each sending as soon as it has an answer."""
     latencies: list[float] = []
     errors = 0
     stop_at = time.perf_counter() + seconds
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=BASE, limits=limits, timeout=30) as client:
+    async with httpx.AsyncClient(
+        base_url=base, limits=limits, timeout=30, headers=headers
+    ) as client:
         counter = iter(range(10**9))
 
         async def worker():
@@ -30,6 +34,11 @@ async def load(make_request, concurrency: int, seconds: float = SECONDS) -> dict
         began = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
         elapsed = time.perf_counter() - began
+    return summary(latencies, elapsed, errors)
+
+
+def summary(latencies: list[float], elapsed: float, errors: int) -> dict:
+    """Throughput and latency percentiles of one closed-loop slice."""
     latencies.sort()
     return {
         "rps": len(latencies) / elapsed,
@@ -43,8 +52,8 @@ async def load(make_request, concurrency: int, seconds: float = SECONDS) -> dict
     }
 
 
-def run(make_request, concurrency, seconds=SECONDS):
-    return asyncio.run(load(make_request, concurrency, seconds))
+def run(make_request, concurrency, seconds=SECONDS, base=BASE, headers=None):
+    return asyncio.run(load(make_request, concurrency, seconds, base, headers))
 
 
 def merge(parts: list[dict]) -> dict:
@@ -61,14 +70,28 @@ def merge(parts: list[dict]) -> dict:
     }
 
 
-def side_by_side(target, baseline, concurrency, seconds=SECONDS, rounds=3) -> tuple[dict, dict]:
-    """The target and its baseline in alternating slices, so that whatever else the
-    machine is doing at the time weighs on both alike."""
-    slices: dict[str, list] = {"target": [], "baseline": []}
+def alternate(points: dict, seconds=SECONDS, rounds=3) -> dict[str, dict]:
+    """Each point (a function of a slice's length returning its result) in turn, for
+    `rounds` rounds, so that whatever else the machine is doing at the time weighs on
+    all alike; one merged result per point."""
+    slices: dict[str, list] = {name: [] for name in points}
     for _ in range(rounds):
-        slices["target"].append(run(target, concurrency, seconds / rounds))
-        slices["baseline"].append(run(baseline, concurrency, seconds / rounds))
-    return merge(slices["target"]), merge(slices["baseline"])
+        for name, point in points.items():
+            slices[name].append(point(seconds / rounds))
+    return {name: merge(parts) for name, parts in slices.items()}
+
+
+def side_by_side(target, baseline, concurrency, seconds=SECONDS, rounds=3) -> tuple[dict, dict]:
+    """The target and its baseline in alternating slices."""
+    both = alternate(
+        {
+            "target": lambda s: run(target, concurrency, s),
+            "baseline": lambda s: run(baseline, concurrency, s),
+        },
+        seconds,
+        rounds,
+    )
+    return both["target"], both["baseline"]
 
 
 def ping(client, i):
@@ -119,6 +142,17 @@ class Amounts:
 
 
 AMOUNTS = Amounts(0)
+
+
+def create_one(method_id: str, client_order_id: str, key: str = "demo-shop-key") -> dict:
+    """One Buy order, created before a point begins (an order for it to read)."""
+    body = {
+        "client_order_id": client_order_id,
+        "order_side": "Buy",
+        "payment_method_id": method_id,
+        "amount": AMOUNTS.take(),
+    }
+    return httpx.post(f"{BASE}/api/v1/order/", headers={"X-API-Key": key}, json=body).json()
 
 
 def create_buy(method_id, key="demo-shop-key"):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import httpx
 
-from .config import BASE, ENV, PY, ROOT
+from .config import BASE, ENV, PORT, PY, ROOT
 
 PROCESSES: list[subprocess.Popen] = []
 
@@ -76,10 +76,10 @@ def children(pid: int) -> list[int]:
     return [int(p) for p in out]
 
 
-def wait_ready():
+def wait_ready(base: str = BASE):
     for _ in range(120):
         try:
-            if httpx.get(f"{BASE}/readyz", timeout=2).status_code == 200:
+            if httpx.get(f"{base}/readyz", timeout=2).status_code == 200:
                 return
         except httpx.HTTPError:
             pass
@@ -92,13 +92,24 @@ GUNICORN = [PY, "-m", "gunicorn", "-c", "gunicorn.conf.py"]
 # memory figure and put start-up time into a throughput point.
 NO_RECYCLING = ["--max-requests", "0"]
 # (workers, threads) tried against each other; the first is gunicorn.conf.py's default
-# on this machine (cores + 1 workers x 4 threads).
-CONFIGS = [(os.cpu_count() + 1, 4), (os.cpu_count() + 1, 1), (2, 4), (2, 8), (5, 1)]
+# on this machine (cores + 1 workers x 2 threads).
+CONFIGS = [
+    (os.cpu_count() + 1, 2),
+    (os.cpu_count() + 1, 1),
+    (os.cpu_count() + 1, 4),
+    (2, 8),
+    (5, 1),
+]
 
 
-def start_web(*flags: str, env: dict | None = None) -> subprocess.Popen:
-    web = start([*GUNICORN, *NO_RECYCLING, *flags, "paymentsvc.wsgi"], env=env)
-    wait_ready()
+def start_web(
+    *flags: str, env: dict | None = None, app: str = "paymentsvc.wsgi", port: int = PORT
+) -> subprocess.Popen:
+    """gunicorn with gunicorn.conf.py serving `app`; on another port than PORT it runs
+    beside the first server (its own address, no control socket)."""
+    beside = [] if port == PORT else ["--bind", f"127.0.0.1:{port}", "--no-control-socket"]
+    web = start([*GUNICORN, *NO_RECYCLING, *beside, *flags, app], env=env)
+    wait_ready(f"http://127.0.0.1:{port}")
     return web
 
 

@@ -1,26 +1,29 @@
 """One bench run: every measurement, in order, then the report."""
 
 import json
+import os
 import pickle
+import shutil
 import time
 from datetime import UTC, datetime
 
-import httpx
-
-from .config import BASE, MEMORY_REQUESTS, RESULTS, SECONDS, SHOP
+from .ceilings import ceilings, metrics_cost
+from .config import MEMORY_REQUESTS, METRICS_DIR, RESULTS, SECONDS
 from .data import (
     add_requisites,
     analyze,
     bulk_orders,
     fill_requisite_day,
     fill_terminal_window,
+    orders_size,
     settle_orders,
     setup,
 )
+from .history import dashboard, events_scale
 from .load import (
-    AMOUNTS,
     balance,
     create_buy,
+    create_one,
     create_sell,
     create_with_webhook,
     lookup,
@@ -55,11 +58,17 @@ def gunicorn_sweep(method_id: str) -> dict:
 
 
 def main():
-    results: dict = {"when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
+    results: dict = {
+        "when": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "cores": os.cpu_count(),
+    }
     began = time.perf_counter()
+    shutil.rmtree(METRICS_DIR, ignore_errors=True)  # each run counts from zero
     setup()
     method_id = django_side("method-id")
     results["queries"] = query_counts(method_id)
+    # In-process, on the freshly seeded database (as bench/profiles/before.json was).
+    results["profile"] = json.loads(django_side("profile", method_id, PROFILE_REQUESTS))
     results["configs"] = gunicorn_sweep(method_id)
     web = start_web()
     try:
@@ -70,16 +79,7 @@ def main():
             throughput[("create", c)], throughput[("ping:create", c)] = side_by_side(
                 create_buy(method_id), ping, c
             )
-        seed = httpx.post(
-            f"{BASE}/api/v1/order/",
-            headers=SHOP,
-            json={
-                "client_order_id": "lookup-me",
-                "order_side": "Buy",
-                "payment_method_id": method_id,
-                "amount": AMOUNTS.take(),
-            },
-        ).json()
+        seed = create_one(method_id, "lookup-me")
         # The creation points just added thousands of rows newer than the planner's
         # statistics; autovacuum refreshes them within a minute or so on a live system.
         analyze()
@@ -102,6 +102,8 @@ def main():
             )
         }
         results["client_cpu"] = client_cpu_share()
+        results["ceilings"] = ceilings(method_id)
+        results["metrics"] = metrics_cost(method_id)
 
         many = [f"bench-key-{i}" for i in range(8)]
         hot = {}
@@ -119,6 +121,9 @@ def main():
                 "lookup": run(lookup(seed["id"]), 4),
             }
         results["scale"] = scale
+        results["orders_size"] = orders_size()  # the 1 million orders, the run's own among them
+        results["dashboard"] = dashboard()  # over the 1 million orders just loaded
+        results["events"] = events_scale(method_id)
 
         requisites = {}
         for label, total in (("10", 10), ("10k", 10_000)):
@@ -166,6 +171,7 @@ def main():
 
 
 DAY_ORDERS = 5000
+PROFILE_REQUESTS = "200"
 
 
 def busy_day() -> tuple[dict, dict]:

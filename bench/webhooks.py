@@ -163,6 +163,7 @@ def webhook_rates(method_id: str, receiver: "Receiver", n: int = 800):
         "plain_runs": (before, after),
         "delivered": delivered,
         "in_flight": IN_FLIGHT,
+        "processes": 1,
         "worker_most_in_flight": worker_most,
         "plain_most_in_flight": plain_most,
         "answer_ms": ANSWER_SECONDS * 1000,

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
+from paymentsvc import memo
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import InsufficientFunds, InvalidRequest, ServiceError
 from paymentsvc.keys import generate_key
@@ -288,6 +289,7 @@ def terminal_webhook_urls_set(*, terminal: Terminal, urls: list[str]) -> list[st
     first occurrence of each."""
     urls = list(dict.fromkeys(urls))
     Terminal.objects.filter(pk=terminal.pk).update(webhook_urls=urls)
+    memo.changed()  # an update() sends no post_save
     terminal.webhook_urls = urls
     return urls
 

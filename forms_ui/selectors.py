@@ -8,6 +8,7 @@ from django.db.models import Q, QuerySet
 from finance.models import PaymentMethod, Terminal
 from finance.services import method_deeplink
 from orders.models import Order
+from paymentsvc.db import DbNow
 from paymentsvc.formats import parse_uuid
 
 from . import services
@@ -90,7 +91,15 @@ def session_search(
     if state is not None:
         # A read writes nothing: a session not yet in a final state is judged by the
         # state it shows, as the page and the items do.
-        live = qs.exclude(state__in=FINAL_SESSION_STATES).select_related("order")
+        live = (
+            qs.exclude(state__in=FINAL_SESSION_STATES)
+            .select_related("order")
+            .annotate(db_clock=DbNow())
+        )
         showing = [s.pk for s in live.iterator() if services.shown_state(s) == state]
         qs = qs.filter(Q(state=state, state__in=FINAL_SESSION_STATES) | Q(pk__in=showing))
-    return qs.select_related("terminal", "method", "order").order_by("-created_at", "-pk")
+    return (
+        qs.select_related("terminal", "method", "order")
+        .annotate(db_clock=DbNow())
+        .order_by("-created_at", "-pk")
+    )

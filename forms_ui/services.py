@@ -17,6 +17,7 @@ from django.utils import timezone
 from finance.models import Side, Terminal
 from orders import services as orders
 from orders.models import OrderStatus
+from paymentsvc.db import DbNow
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import (
     Conflict,
@@ -273,6 +274,7 @@ def session_mark_paid(*, session_id: str) -> FormSession:
         session = (
             FormSession.objects.select_for_update(of=("self",))
             .select_related("order")
+            .annotate(db_clock=DbNow())
             .get(pk=session_id)
         )
         session = _sync_locked(session)
@@ -289,7 +291,7 @@ def shown_state(session: FormSession) -> str:
     """The state as it is right now, whether or not the sweep has written it yet."""
     now = timezone.now()
     if session.order_id is not None:
-        target = ORDER_TO_SESSION.get(session.order.shown_status)
+        target = ORDER_TO_SESSION.get(_order_shown_status(session))
         if target and (target == session.state or target in SESSION_TRANSITIONS[session.state]):
             return target
         return session.state
@@ -311,6 +313,16 @@ def shown_state(session: FormSession) -> str:
     return session.state
 
 
+def _order_shown_status(session: FormSession) -> str:
+    """The order's shown status by the database's time: the one read with the session
+    (`db_clock`, annotated by the callers that read sessions), else the order's own."""
+    order = session.order
+    clock = getattr(session, "db_clock", None)
+    if clock is not None and getattr(order, "db_clock", None) is None:
+        order.db_clock = clock
+    return order.shown_status
+
+
 def _sync_locked(session: FormSession) -> FormSession:
     state = shown_state(session)
     if state != session.state:
@@ -321,15 +333,18 @@ def _sync_locked(session: FormSession) -> FormSession:
 
 def session_sync(*, session_id: str) -> FormSession:
     """Write down what the order (or the clock) already decided."""
-    session = FormSession.objects.select_related(
-        "terminal", "method", "order", "order__method"
-    ).get(pk=session_id)
+    session = (
+        FormSession.objects.select_related("terminal", "method", "order", "order__method")
+        .annotate(db_clock=DbNow())
+        .get(pk=session_id)
+    )
     if shown_state(session) == session.state:
         return session
     with transaction.atomic():
         session = (
             FormSession.objects.select_for_update(of=("self",))
             .select_related("terminal", "method", "order", "order__method")
+            .annotate(db_clock=DbNow())
             .get(pk=session_id)
         )
         return _sync_locked(session)
@@ -355,7 +370,7 @@ def sessions_sync_due(*, limit: int = 200) -> int:
         order__isnull=True, state=SessionState.METHOD_SELECTION, expires_at__lte=now
     )
     overdue_orders = FormSession.objects.filter(
-        order__isnull=False, order__status=OrderStatus.PENDING, order__expires_at__lte=now
+        order__isnull=False, order__status=OrderStatus.PENDING, order__expires_at__lte=DbNow()
     ).exclude(state__in=FINAL_SESSION_STATES)
     for qs in (following, expiring, overdue_orders):
         for session_id in list(qs.values_list("pk", flat=True)[:limit]):

@@ -9,13 +9,13 @@ from django.db.models import Count, Q
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
 from finance.accounts import normalize_account
 from finance.services import api_key_revoke
 from paymentsvc.admin_keys import KeyAdmin, KeyInline
 from paymentsvc.admin_pages import ReadOnlyPageMixin, short_id
+from paymentsvc.db import DbNow
 from paymentsvc.errors import ServiceError
 from paymentsvc.formats import parse_uuid
 from webhooks.admin import order_history
@@ -80,7 +80,7 @@ class TraderAdmin(admin.ModelAdmin):
     readonly_fields = ["workload"]
 
     def get_queryset(self, request):
-        pending = Q(orders__status=OrderStatus.PENDING, orders__expires_at__gt=timezone.now())
+        pending = Q(orders__status=OrderStatus.PENDING, orders__expires_at__gt=DbNow())
         return super().get_queryset(request).annotate(pending=Count("orders", filter=pending))
 
     @admin.display(description="open orders", ordering="pending")
@@ -98,8 +98,8 @@ class TraderAdmin(admin.ModelAdmin):
         """Pending now, conversion over 30 days, and the links to both lists."""
         if obj.pk is None:
             return "-"
-        since = timezone.now() - timedelta(days=30)
-        ended = ~Q(status=OrderStatus.PENDING) | Q(expires_at__lte=timezone.now())
+        since = DbNow() - timedelta(days=30)
+        ended = ~Q(status=OrderStatus.PENDING) | Q(expires_at__lte=DbNow())
         figures = Order.objects.filter(trader=obj, created_at__gte=since).aggregate(
             ended=Count("id", filter=ended),
             completed=Count("id", filter=Q(status=OrderStatus.COMPLETED)),

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from finance.models import IntegrationType, MethodType, Side
 from paymentsvc.api import (
     DateRangeMixin,
+    KeptFieldsSerializer,
     TerminalAPIView,
     ok,
     page_query,
@@ -18,10 +19,12 @@ from paymentsvc.api import (
 from paymentsvc.errors import InvalidRequest
 from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.idempotency import idempotent
-from paymentsvc.schema import any_case_pattern, page_schema
+from paymentsvc.pagination import PageAsked
+from paymentsvc.schema import any_case_pattern, capped_page_schema, page_schema
 from webhooks.guard import DeliveryRefused, resolve_target
 
 from . import selectors, services
+from .list_page import order_list_by_page
 from .models import OrderStatus
 from .render import (
     render_order,
@@ -40,7 +43,7 @@ def _day_before(moment: datetime) -> datetime:
 # --- Merchant API -----------------------------------------------------------------------
 
 
-class OrderCreateIn(serializers.Serializer):
+class OrderCreateIn(KeptFieldsSerializer):
     client_order_id = ClientOrderIdField()
     order_side = serializers.ChoiceField(choices=Side.choices)
     payment_method_id = serializers.CharField(required=False, allow_null=True, max_length=64)
@@ -196,22 +199,11 @@ OrderListPage = inline_serializer(
     {
         "success": serializers.BooleanField(),
         "message": serializers.CharField(),
-        "orders": inline_serializer(
+        "orders": capped_page_schema(
             "OrderListPageBody",
-            {
-                "total": serializers.IntegerField(),
-                "page": serializers.IntegerField(),
-                "size": serializers.IntegerField(),
-                "pages": serializers.IntegerField(),
-                "items": OrderOut(many=True),
-                "has_more": serializers.BooleanField(
-                    help_text="More orders follow this page (in the direction of travel)."
-                ),
-                "total_is_estimate": serializers.BooleanField(
-                    help_text="The list holds more than ORDER_LIST_COUNT_CAP orders: "
-                    "`total` is that cap, a lower bound."
-                ),
-            },
+            OrderOut(many=True),
+            rows="orders",
+            cap_setting="ORDER_LIST_COUNT_CAP",
         ),
     },
 )
@@ -290,37 +282,29 @@ class OrderCollectionView(TerminalAPIView):
                 "start_date must not be after end_date",
                 errors={"start_date": ["Must not be after end_date"]},
             )
-        qs = selectors.order_list(
+        filters = dict(
             terminal=self.terminal,
             start=start,
             end=end,
             payment_method_id=q.get("payment_method_id"),
             order_side=q.get("order_side"),
             status=q.get("status"),
-            sort_by=q["sort_by"],
-            descending=q["sort"] == "desc",
         )
-        cap = settings.ORDER_LIST_COUNT_CAP
-        if "starting_after" in q or "ending_before" in q:
+        order = dict(sort_by=q["sort_by"], descending=q["sort"] == "desc")
+        asked = PageAsked.of(q, count_cap=settings.ORDER_LIST_COUNT_CAP)
+        if asked.by_cursor:
             page = selectors.order_list_page(
-                qs,
-                terminal=self.terminal,
-                sort_by=q["sort_by"],
-                descending=q["sort"] == "desc",
-                size=q["size"],
-                starting_after=q.get("starting_after"),
-                ending_before=q.get("ending_before"),
-                count_cap=cap,
+                selectors.order_list(**filters, **order), asked, terminal=self.terminal, **order
             )
         else:
-            page = selectors.order_list_numbered_page(
-                qs, page=q["page"], size=q["size"], count_cap=cap
+            page = order_list_by_page(
+                **filters, **order, page=asked.page, size=asked.size, count_cap=asked.count_cap
             )
         page["items"] = render_rows(page["items"])
         return Response(ok(orders=page))
 
 
-class SearchByClientIdQuery(serializers.Serializer):
+class SearchByClientIdQuery(KeptFieldsSerializer):
     id = ClientOrderIdField()
     size = serializers.IntegerField(min_value=1, max_value=100, default=10)
 

@@ -17,8 +17,11 @@ class OrdersConfig(AppConfig):
             "Orders still Pending after their expiry (the expiry sweep is behind).",
             orders_overdue_count,
         )
+        from paymentsvc import memo
         from paymentsvc.auth import register_key_lookup
 
         from .key_lookup import trader_key_for_digest
+        from .models import Trader, TraderApiKey
 
         register_key_lookup("trader", trader_key_for_digest)
+        memo.watch(Trader, TraderApiKey)

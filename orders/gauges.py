@@ -2,7 +2,7 @@
 the partial index on Pending orders' expiry, so the cost follows the number of
 Pending orders, not of all orders."""
 
-from django.utils import timezone
+from paymentsvc.db import DbNow
 
 from .models import Order, OrderStatus
 
@@ -13,4 +13,4 @@ def orders_pending_count() -> int:
 
 def orders_overdue_count() -> int:
     """Pending past their expiry: the expiry sweep is behind (or not running)."""
-    return Order.objects.filter(status=OrderStatus.PENDING, expires_at__lte=timezone.now()).count()
+    return Order.objects.filter(status=OrderStatus.PENDING, expires_at__lte=DbNow()).count()

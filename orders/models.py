@@ -1,10 +1,11 @@
 import uuid
+from datetime import datetime
 
 from django.db import models
 from django.db.models import Q
-from django.utils import timezone
 
 from finance.models import Currency, PaymentMethod, Reserve, Side, Terminal
+from paymentsvc.db import DbNow, db_now
 from paymentsvc.keys import ApiKeyBase
 from paymentsvc.money import MoneyField
 
@@ -104,6 +105,13 @@ ORDER_TRANSITIONS: dict[str, set[str]] = {
 DISPUTE_COMPLETABLE = {OrderStatus.PENDING, OrderStatus.CANCELLED, OrderStatus.EXPIRED}
 
 
+class OrderQuerySet(models.QuerySet):
+    def with_db_clock(self):
+        """Each order read with the database's time beside it (`db_clock`), which
+        is_overdue compares expires_at with: no extra round trip."""
+        return self.annotate(db_clock=DbNow())
+
+
 class Order(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     # No single-column indexes on terminal, initial_method, requisite and trader: the
@@ -157,9 +165,12 @@ class Order(models.Model):
 
     event_sequence = models.PositiveIntegerField(default=0)
     receipts_count = models.PositiveSmallIntegerField(default=0)
-    created_at = models.DateTimeField(default=timezone.now)
+    # Expiry follows the database's clock, one for every web process: creation writes
+    # both moments with DbNow() in its INSERT, which returns them (a field with a
+    # db_default comes back by RETURNING). Without a TTL an order is due at once.
+    created_at = models.DateTimeField(db_default=DbNow())
     updated_at = models.DateTimeField(auto_now=True)
-    expires_at = models.DateTimeField()
+    expires_at = models.DateTimeField(db_default=DbNow())
     closed_at = models.DateTimeField(null=True, blank=True)
     closed_by = models.CharField(max_length=200, blank=True)
 
@@ -211,12 +222,30 @@ class Order(models.Model):
             ),
         ]
 
+    objects = OrderQuerySet.as_manager()
+
     def __str__(self):
         return f"{self.side} {self.amount} {self.currency} ({self.status})"
 
     @property
+    def clock(self) -> datetime:
+        """The database's time as this order was read (`with_db_clock()`), or else
+        read once now; never the web process's own clock."""
+        clock = getattr(self, "db_clock", None)
+        if clock is None:
+            clock = self.db_clock = db_now()
+        return clock
+
+    @property
     def is_overdue(self) -> bool:
-        return self.status == OrderStatus.PENDING and self.expires_at <= timezone.now()
+        return self.status == OrderStatus.PENDING and self.expires_at <= self.clock
+
+    @property
+    def seconds_left(self) -> int:
+        """Whole seconds until expiry by the database's clock; 0 once it is not Pending."""
+        if self.status != OrderStatus.PENDING:
+            return 0
+        return max(0, int((self.expires_at - self.clock).total_seconds()))
 
     @property
     def shown_status(self) -> str:

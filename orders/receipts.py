@@ -81,7 +81,7 @@ def receipt_attach(*, order_id, upload) -> Receipt:
     )
     try:
         with transaction.atomic():
-            order = Order.objects.select_for_update().get(pk=order_id)
+            order = Order.objects.select_for_update().with_db_clock().get(pk=order_id)
             if order.status != OrderStatus.PENDING or order.is_overdue:
                 raise ReceiptRefused(code=ErrorCode.RECEIPT_CLOSED)
             if order.receipts_count >= MAX_RECEIPTS:

@@ -1,15 +1,15 @@
 """Reads of orders for the merchants' and traders' API."""
 
-import math
 from datetime import datetime
 
 from django.db.models import Q, QuerySet
-from django.utils import timezone
 
 from finance.models import Terminal
+from paymentsvc.db import DbNow
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import NotFound
 from paymentsvc.formats import parse_uuid
+from paymentsvc.pagination import PageAsked, list_page
 
 from .models import Order, OrderStatus, Receipt, Trader
 from .render import OrderRow
@@ -19,12 +19,11 @@ def orders_with_shown_status(qs: QuerySet, status: str | None) -> QuerySet:
     """Filter by the status as shown: a Pending order past expiry counts as Expired."""
     if not status:
         return qs
-    now = timezone.now()
     if status == OrderStatus.PENDING:
-        return qs.filter(status=OrderStatus.PENDING, expires_at__gt=now)
+        return qs.filter(status=OrderStatus.PENDING, expires_at__gt=DbNow())
     if status == OrderStatus.EXPIRED:
         return qs.filter(
-            Q(status=OrderStatus.EXPIRED) | Q(status=OrderStatus.PENDING, expires_at__lte=now)
+            Q(status=OrderStatus.EXPIRED) | Q(status=OrderStatus.PENDING, expires_at__lte=DbNow())
         )
     return qs.filter(status=status)
 
@@ -40,7 +39,9 @@ def order_list(
     sort_by: str = "created_at",
     descending: bool = True,
 ) -> QuerySet:
-    qs = Order.objects.filter(terminal=terminal, created_at__gte=start, created_at__lte=end)
+    qs = Order.objects.with_db_clock().filter(
+        terminal=terminal, created_at__gte=start, created_at__lte=end
+    )
     if payment_method_id is not None:
         method_uuid = parse_uuid(payment_method_id)
         qs = qs.filter(method_id=method_uuid) if method_uuid else qs.none()
@@ -48,113 +49,34 @@ def order_list(
         qs = qs.filter(side=order_side)
     qs = orders_with_shown_status(qs, status)
     prefix = "-" if descending else ""
-    return qs.order_by(f"{prefix}{sort_by}", f"{prefix}id").values_list(*OrderRow.COLUMNS)
+    return qs.order_by(f"{prefix}{sort_by}", f"{prefix}id")
 
 
 def order_list_page(
-    qs: QuerySet,
-    *,
-    terminal: Terminal,
-    sort_by: str,
-    descending: bool,
-    size: int,
-    starting_after: str | None = None,
-    ending_before: str | None = None,
-    count_cap: int,
+    qs: QuerySet, asked: PageAsked, *, terminal: Terminal, sort_by: str, descending: bool
 ) -> dict:
-    """One page of `qs` (ordered by `sort_by`, then id, as order_list orders it) by
-    keyset: the `size` orders right after `starting_after` or right before
-    `ending_before` in the list's order (with both, the first `size` between them),
-    read off the index whatever the page's depth. Raises NotFound when a cursor is not
-    one of the terminal's orders.
-
-    `total` counts the orders on the cursor's side of the list (this page is page 1 of
-    that list) up to `count_cap`; `has_more` tells whether more follow this page in the
-    direction of travel."""
-    after = _cursor(terminal, sort_by, "starting_after", starting_after)
-    before = _cursor(terminal, sort_by, "ending_before", ending_before)
-    side = qs
-    if after is not None:
-        # Moving forward in a descending list is moving towards smaller keys.
-        side = _beyond(side, sort_by, after, smaller=descending)
-    if before is not None:
-        side = _beyond(side, sort_by, before, smaller=not descending)
-    backwards = after is None
-    if backwards:
-        # The orders nearest the cursor, read towards it, shown in the list's order.
-        side = side.reverse()
-    rows = list(side[: size + 1])
-    has_more = len(rows) > size
-    rows = rows[:size]
-    if backwards:
-        rows.reverse()
-    total, estimate = (len(rows), False) if not has_more else capped_count(side, cap=count_cap)
-    return _page(rows, page=1, size=size, total=total, has_more=has_more, estimate=estimate)
-
-
-def _cursor(terminal: Terminal, sort_by: str, field: str, order_id) -> dict | None:
-    if order_id is None:
-        return None
-    cursor = Order.objects.filter(pk=order_id, terminal=terminal).values(sort_by, "id").first()
-    if cursor is None:
-        raise NotFound(
-            f"{field} is not an order of this terminal",
-            code=ErrorCode.ORDER_NOT_FOUND,
-            errors={field: ["Not an order of this terminal"]},
-        )
-    return cursor
-
-
-def _beyond(qs: QuerySet, sort_by: str, cursor: dict, *, smaller: bool) -> QuerySet:
-    """The rows of `qs` past `cursor` in (sort_by, id) order, towards smaller keys or
-    larger ones."""
-    op = "lt" if smaller else "gt"
-    return qs.filter(
-        Q(**{f"{sort_by}__{op}": cursor[sort_by]})
-        | Q(**{sort_by: cursor[sort_by], f"id__{op}": cursor["id"]})
+    """The page `asked` of `qs` (order_list's filter) in (`sort_by`, id) order; for
+    cursor pages (list_page.order_list_by_page writes out the numbered ones): the
+    `asked.size` orders right after `starting_after` or right before `ending_before`
+    (with both, the first `size` between them), read off the index whatever the page's
+    depth. Raises NotFound when a cursor is not one of the terminal's orders."""
+    return list_page(
+        qs,
+        asked,
+        own=Order.objects.filter(terminal=terminal),
+        keys=(sort_by, "id"),
+        descending=descending,
+        code=ErrorCode.ORDER_NOT_FOUND,
+        what="an order of this terminal",
+        read=lambda side: side.values_list(*OrderRow.COLUMNS),
     )
-
-
-def order_list_numbered_page(qs: QuerySet, *, page: int, size: int, count_cap: int) -> dict:
-    """Page `page` of `qs` by offset; `total` counted up to `count_cap` (so a busy
-    terminal's list costs the same as a quiet one's), and not at all when a first
-    page is not full."""
-    offset = (page - 1) * size
-    rows = list(qs[offset : offset + size + 1])
-    has_more = len(rows) > size
-    rows = rows[:size]
-    if page == 1 and not has_more:
-        total, estimate = len(rows), False
-    else:
-        total, estimate = capped_count(qs, cap=count_cap)
-        if estimate:  # at least what this page shows
-            total = max(total, offset + len(rows) + int(has_more))
-    return _page(rows, page=page, size=size, total=total, has_more=has_more, estimate=estimate)
-
-
-def _page(rows: list, *, page: int, size: int, total: int, has_more: bool, estimate: bool):
-    return {
-        "total": total,
-        "page": page,
-        "size": size,
-        "pages": math.ceil(total / size),
-        "items": rows,
-        "has_more": has_more,
-        "total_is_estimate": estimate,
-    }
-
-
-def capped_count(qs: QuerySet, *, cap: int) -> tuple[int, bool]:
-    """How many rows `qs` has, counted up to `cap`: (cap, True) when there are more,
-    so that a busy terminal's list costs the same as a quiet one's."""
-    counted = qs.order_by()[: cap + 1].count()
-    return (cap, True) if counted > cap else (counted, False)
 
 
 def orders_by_client_order_id(*, terminal: Terminal, client_order_id: str, size: int) -> list:
     """Rows for render_rows (OrderRow.COLUMNS), newest first."""
     return list(
-        Order.objects.filter(terminal=terminal, client_order_id=client_order_id)
+        Order.objects.with_db_clock()
+        .filter(terminal=terminal, client_order_id=client_order_id)
         .order_by("-created_at", "-id")
         .values_list(*OrderRow.COLUMNS)[:size]
     )
@@ -163,7 +85,10 @@ def orders_by_client_order_id(*, terminal: Terminal, client_order_id: str, size:
 def order_of_terminal(*, terminal: Terminal, order_id: str) -> Order:
     order_uuid = parse_uuid(order_id)
     order = (
-        Order.objects.select_related("method").filter(pk=order_uuid, terminal=terminal).first()
+        Order.objects.select_related("method")
+        .with_db_clock()
+        .filter(pk=order_uuid, terminal=terminal)
+        .first()
         if order_uuid
         else None
     )
@@ -176,7 +101,7 @@ def trader_order_list(
     *, trader: Trader, order_side: str | None = None, status: str | None = None
 ) -> QuerySet:
     # A trader sees only orders of its own mode, even if an operator flips its flag.
-    qs = Order.objects.filter(trader=trader, livemode=trader.livemode)
+    qs = Order.objects.with_db_clock().filter(trader=trader, livemode=trader.livemode)
     if order_side:
         qs = qs.filter(side=order_side)
     return (
@@ -187,7 +112,9 @@ def trader_order_list(
 def order_of_trader(*, trader: Trader, order_id: str) -> Order:
     order_uuid = parse_uuid(order_id)
     order = (
-        Order.objects.filter(pk=order_uuid, trader=trader, livemode=trader.livemode).first()
+        Order.objects.with_db_clock()
+        .filter(pk=order_uuid, trader=trader, livemode=trader.livemode)
+        .first()
         if order_uuid
         else None
     )

@@ -2,8 +2,10 @@
 pagination and the success wrappers."""
 
 import math
+import threading
 
 from django.db.models import QuerySet
+from django.utils.functional import cached_property
 from rest_framework import serializers
 from rest_framework.permissions import BasePermission
 from rest_framework.views import APIView
@@ -37,6 +39,27 @@ class TraderAPIView(APIView):
         return self.request.user.trader
 
 
+class KeptFieldsSerializer(serializers.Serializer):
+    """A request serializer whose fields are made once per thread and lent to each new
+    instance, instead of deep-copied for every request (most of a small serializer's
+    cost). For bodies and queries validated once and dropped: a newer instance of the
+    same class in the same thread takes the fields over."""
+
+    _kept = threading.local()
+
+    @cached_property
+    def fields(self):
+        kept = self._kept.__dict__.setdefault("by_class", {})
+        fields = kept.get(type(self))
+        if fields is None:
+            fields = kept[type(self)] = super().fields
+        else:
+            fields.serializer = self
+            for field in fields.values():
+                field.parent = self
+        return fields
+
+
 class StrictBooleanField(serializers.BooleanField):
     """Accepts true/false/1/0 in any case; anything else is a 400."""
 
@@ -46,7 +69,7 @@ class StrictBooleanField(serializers.BooleanField):
 
 
 def page_query(default_size: int) -> type[serializers.Serializer]:
-    class PageQuery(serializers.Serializer):
+    class PageQuery(KeptFieldsSerializer):
         page = serializers.IntegerField(min_value=1, default=1, max_value=10**9)
         size = serializers.IntegerField(min_value=1, max_value=100, default=default_size)
 

@@ -6,7 +6,12 @@ Core owns no keys: each app that does registers a look-up for its key space
 
 Failed attempts (no key, or a wrong one) are counted per client address; past
 AUTH_FAILURE_RATE_LIMIT the address is refused with 429 before any database look-up,
-whatever key it sends, until its window passes. Other addresses are not affected."""
+whatever key it sends, until its window passes. Other addresses are not affected.
+
+One trip to the shared cache per request: the failed-auth count, the key's rate-limit
+count (left on the request for ApiKeyRateThrottle) and the configuration generation
+under which keys are kept per process (paymentsvc.memo) come in one pipeline, before
+any database look-up."""
 
 import time
 from collections.abc import Callable
@@ -19,11 +24,11 @@ from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated, Throttled
 from rest_framework.permissions import SAFE_METHODS
 
-from . import logs
+from . import logs, memo
 from .client_address import client_address
 from .keys import digests_match, hash_key
 from .rates import parse_rate
-from .throttling import window_count, window_peek
+from .throttling import rate_window, window_count, window_round
 
 HEADER = "HTTP_X_API_KEY"
 LAST_USED_RESOLUTION = timedelta(minutes=5)
@@ -64,12 +69,6 @@ def _failure_window(address: str) -> tuple[str, int, float]:
     return f"authfail:{address}:{window}", rate.count, wait
 
 
-def _refuse_if_over_limit(address: str) -> None:
-    key, limit, wait = _failure_window(address)
-    if window_peek(key) >= limit:
-        raise AuthRateLimited(wait=max(1, int(wait + 0.999)))
-
-
 def _count_failure(address: str) -> None:
     key, _, wait = _failure_window(address)
     window_count(key, int(wait))
@@ -80,28 +79,48 @@ class _KeyAuthentication(BaseAuthentication):
 
     def authenticate(self, request):
         address = client_address(request)
-        _refuse_if_over_limit(address)
         raw = request.META.get(HEADER, "").strip()
+        digest = hash_key(raw) if raw else ""
+        failures_key, limit, wait = _failure_window(address)
+        window = rate_window(digest) if raw else None
+        count, (failures, generation) = window_round(
+            count=None if window is None else (window.key, window.period),
+            peek=[failures_key, memo.GENERATION_KEY],
+        )
+        if (failures or 0) >= limit:
+            raise AuthRateLimited(wait=max(1, int(wait + 0.999)))
         if not raw:
             _count_failure(address)
             raise NotAuthenticated("API key is required", code="api_key_required")
-        digest = hash_key(raw)
-        key = _lookups[self.kind](digest)
+        request.rate_counted = (window, count)
+        memo.generation_read(generation)
+        key = self._lookup(digest)
         if key is None or key.revoked_at is not None or not digests_match(key.key_hash, digest):
             _count_failure(address)
             raise AuthenticationFailed("Invalid API key", code="invalid_api_key")
         if request.method not in SAFE_METHODS:  # a GET writes nothing, not even this
-            self.touch(key)
+            self.touch(key, digest)
         principal = Principal(**{self.kind: getattr(key, self.kind)}, key_hash=digest)
         logs.bind(terminal_id=_id(principal.terminal), trader_id=_id(principal.trader))
         return principal, key
 
-    @staticmethod
-    def touch(key) -> None:
-        """Keep last_used_at roughly right for operators without a write per request."""
+    def _lookup(self, digest: str):
+        """The key row for `digest` with its owner, kept per process (paymentsvc.memo)."""
+        kept = self.keys.get(digest)
+        if kept is not None:
+            return kept[0]
+        key = _lookups[self.kind](digest)
+        self.keys.put(digest, memo.snapshot([key]))
+        return key
+
+    def touch(self, key, digest: str) -> None:
+        """Keep last_used_at roughly right for operators without a write per request
+        (the update is not a configuration change: the kept key is updated in place)."""
         now = timezone.now()
         if key.last_used_at is None or key.last_used_at < now - LAST_USED_RESOLUTION:
             type(key).objects.filter(pk=key.pk).update(last_used_at=now)
+            key.last_used_at = now
+            self.keys.put(digest, memo.snapshot([key]))
 
     def authenticate_header(self, request):
         return "X-API-Key"
@@ -109,7 +128,9 @@ class _KeyAuthentication(BaseAuthentication):
 
 class TerminalKeyAuthentication(_KeyAuthentication):
     kind = "terminal"
+    keys = memo.Memo("terminal keys")
 
 
 class TraderKeyAuthentication(_KeyAuthentication):
     kind = "trader"
+    keys = memo.Memo("trader keys")

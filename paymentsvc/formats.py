@@ -1,13 +1,17 @@
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
+
+_ZERO = timedelta(0)
 
 
 def iso_utc(value: datetime | None) -> str | None:
     """ISO 8601 in UTC with fractional seconds and a Z, as the contract shows them."""
     if value is None:
         return None
-    return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if value.utcoffset() != _ZERO:  # the database's values are UTC already
+        value = value.astimezone(UTC)
+    return value.isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 def parse_uuid(value) -> uuid.UUID | None:

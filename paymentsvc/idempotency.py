@@ -11,12 +11,12 @@ from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.http import HttpResponse
 from django.utils import timezone
-from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from .error_codes import ErrorCode
 from .errors import ServiceError, api_exception_handler, error_response
 from .models import IdempotencyRecord
+from .renderers import JSONRenderer
 
 HEADER = "HTTP_IDEMPOTENCY_KEY"
 

@@ -11,6 +11,7 @@ is served.
 Labels never come from raw input: routes are URL patterns, methods a fixed set,
 statuses numbers, and the rest the API's own words, so no id can grow the series.
 Gauges are not stored at all: each is one cheap query, run when Prometheus scrapes.
+With `METRICS_ENABLED` off the helpers below count nothing.
 """
 
 import hmac
@@ -97,21 +98,29 @@ def _after_commit(fn: Callable[[], None]) -> None:
 
 
 def order_created(*, order) -> None:
+    if not settings.METRICS_ENABLED:
+        return
     side, livemode = str(order.side), livemode_label(order)
     _after_commit(lambda: ORDERS_CREATED.labels(side=side, livemode=livemode).inc())
 
 
 def order_transitioned(*, to: str, actor: str) -> None:
+    if not settings.METRICS_ENABLED:
+        return
     to, actor = str(to), actor_label(actor)
     _after_commit(lambda: ORDER_TRANSITIONS.labels(to=to, actor=actor).inc())
 
 
 def webhook_delivery_attempted(*, state: str) -> None:
+    if not settings.METRICS_ENABLED:
+        return
     # Delivery states are stored as the API spells them (delivered, pending, failed).
     WEBHOOK_DELIVERIES.labels(outcome=str(state)).inc()
 
 
 def http_request_observed(*, method: str, route: str, status: int, seconds: float) -> None:
+    if not settings.METRICS_ENABLED:
+        return
     method = method if method in HTTP_METHODS else "other"
     HTTP_REQUESTS.labels(method=method, route=route, status=str(status)).inc()
     HTTP_DURATION.labels(method=method, route=route).observe(seconds)

@@ -21,16 +21,37 @@ ErrorBody = inline_serializer(
 )
 
 
+def _page_fields(item: serializers.Serializer) -> dict:
+    return {
+        "total": serializers.IntegerField(),
+        "page": serializers.IntegerField(),
+        "size": serializers.IntegerField(),
+        "pages": serializers.IntegerField(),
+        "items": item,
+    }
+
+
 def page_schema(name: str, item: serializers.Serializer) -> serializers.Serializer:
     """The total/page/size/pages/items envelope every list answers with."""
+    return inline_serializer(name, _page_fields(item))
+
+
+def capped_page_schema(
+    name: str, item: serializers.Serializer, *, rows: str, cap_setting: str
+) -> serializers.Serializer:
+    """The envelope of a list counted up to a cap (paymentsvc.pagination): page_schema's
+    fields, then `has_more` and `total_is_estimate`."""
     return inline_serializer(
         name,
         {
-            "total": serializers.IntegerField(),
-            "page": serializers.IntegerField(),
-            "size": serializers.IntegerField(),
-            "pages": serializers.IntegerField(),
-            "items": item,
+            **_page_fields(item),
+            "has_more": serializers.BooleanField(
+                help_text=f"More {rows} follow this page (in the direction of travel)."
+            ),
+            "total_is_estimate": serializers.BooleanField(
+                help_text=f"The list holds more than {cap_setting} {rows} (default 1,000): "
+                "`total` is then a lower bound (the cap, or what the page itself shows)."
+            ),
         },
     )
 

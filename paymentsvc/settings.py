@@ -138,6 +138,9 @@ else:
             "LOCATION": str(VAR_DIR / "cache"),
         }
     }
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    # The same Redis, one client per pool and a request's counters in one trip.
+    CACHES["default"]["BACKEND"] = "paymentsvc.cache.RedisCache"
 
 # --- Auth, i18n -----------------------------------------------------------------------
 AUTH_PASSWORD_VALIDATORS = [
@@ -200,7 +203,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
     "DEFAULT_PARSER_CLASSES": ["paymentsvc.parsers.DecimalJSONParser"],
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_RENDERER_CLASSES": ["paymentsvc.renderers.JSONRenderer"],
     "EXCEPTION_HANDLER": "paymentsvc.errors.api_exception_handler",
     "DEFAULT_SCHEMA_CLASS": "paymentsvc.schema.ServiceAutoSchema",
     "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",
@@ -242,6 +245,8 @@ ORDER_TTL_SELL_SECONDS = env.int("ORDER_TTL_SELL_SECONDS", default=60 * 60)
 # The order list counts `total` up to this many orders; past it `total` is this cap and
 # `total_is_estimate` is true (docs/orders.md), so a busy terminal's list stays cheap.
 ORDER_LIST_COUNT_CAP = env.int("ORDER_LIST_COUNT_CAP", default=1_000)
+# The same for the events and the webhook deliveries lists (docs/webhooks.md).
+EVENT_LIST_COUNT_CAP = env.int("EVENT_LIST_COUNT_CAP", default=1_000)
 FORM_SEARCH_WINDOW_SECONDS = env.int("FORM_SEARCH_WINDOW_SECONDS", default=60)
 FORM_SEARCH_RETRY_SECONDS = env.int("FORM_SEARCH_RETRY_SECONDS", default=3)
 FORM_SESSION_TTL_SECONDS = env.int("FORM_SESSION_TTL_SECONDS", default=30 * 60)
@@ -357,6 +362,9 @@ for _name in ("API_RATE_LIMIT", "AUTH_FAILURE_RATE_LIMIT", "ADMIN_LOGIN_RATE_LIM
 # With a token, /metrics wants `Authorization: Bearer <token>` from anywhere; without
 # one it answers only clients on this machine.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+# Off: requests, orders, transitions and webhook attempts are not counted (the
+# counters stay at zero; /metrics still answers, its gauges computed at scrape).
+METRICS_ENABLED = env.bool("METRICS_ENABLED", default=True)
 
 # One JSON object per line, from web, worker and beat alike (Celery keeps its hands
 # off logging: paymentsvc.logs). Every line carries the request id and what is known

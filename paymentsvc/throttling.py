@@ -1,8 +1,12 @@
 """Per-key request rate limit: a fixed one-minute window counted in the shared cache
-(Redis in production), so every web process sees the same count."""
+(Redis in production), so every web process sees the same count.
+
+Key authentication counts the request in the same trip to the cache as its other reads
+(`window_round`) and leaves the count on the request; the throttle only compares it."""
 
 import logging
 import time
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
@@ -18,41 +22,73 @@ def window_count(key: str, period: int) -> int | None:
     cache (Redis) is down. Limits then fail open: money is still guarded (the anti-fraud
     cap, balances and matching live in the database); refusing every caller while Redis
     restarts would not be."""
-    # incr first: once a window is open (every request but its first) that is
-    # the only round trip to the cache.
-    try:
-        try:
-            return cache.incr(key)
-        except ValueError:  # the window's first request
-            if cache.add(key, 1, timeout=period + 1):
-                return 1
-            return cache.incr(key)  # another process opened it between our incr and add
-    except Exception as exc:
-        logger.warning("Rate limit not counted, cache unavailable: %s", exc)
-        return None
+    count, _ = window_round(count=(key, period), peek=[])
+    return count
 
 
 def window_peek(key: str) -> int:
     """The count so far in a window; 0 when the shared cache is down (fail open)."""
+    _, (value,) = window_round(count=None, peek=[key])
+    return value or 0
+
+
+def window_round(*, count: tuple[str, int] | None, peek: list[str]) -> tuple:
+    """Count one more in `count` = (key, period) and read each key of `peek`, in one
+    trip to the cache where it can (Redis); (count or None, [value or None]). When the
+    cache is down, nothing is counted or read (None everywhere): the limits fail open."""
     try:
-        return cache.get(key) or 0
+        trip = getattr(cache, "round_trip", None)
+        if trip is not None:
+            return trip(incr=count, get=peek)
+        counted = _count(*count) if count is not None else None
+        return counted, [cache.get(key) for key in peek]
     except Exception as exc:
-        logger.warning("Rate limit not read, cache unavailable: %s", exc)
-        return 0
+        logger.warning("Rate limit not counted, cache unavailable: %s", exc)
+        return None, [None] * len(peek)
+
+
+def _count(key: str, period: int) -> int:
+    # incr first: once a window is open (every request but its first) that is all.
+    try:
+        return cache.incr(key)
+    except ValueError:  # the window's first request
+        if cache.add(key, 1, timeout=period + 1):
+            return 1
+        return cache.incr(key)  # another process opened it between our incr and add
+
+
+@dataclass(frozen=True)
+class Window:
+    key: str
+    limit: int
+    period: int
+    wait: float  # seconds until the next window
+
+
+def rate_window(ident: str) -> Window:
+    """The API_RATE_LIMIT window now for `ident` (a key's digest, or an address)."""
+    rate = parse_rate(settings.API_RATE_LIMIT, name="API_RATE_LIMIT")
+    now = time.time()
+    window = int(now // rate.seconds)
+    return Window(
+        key=f"rl:{ident[:32]}:{window}",
+        limit=rate.count,
+        period=rate.seconds,
+        wait=(window + 1) * rate.seconds - now,
+    )
 
 
 class ApiKeyRateThrottle(BaseThrottle):
     def allow_request(self, request, view):
-        principal = getattr(request, "user", None)
-        ident = getattr(principal, "key_hash", "") or self.get_ident(request)
-        rate = parse_rate(settings.API_RATE_LIMIT, name="API_RATE_LIMIT")
-        limit, period = rate.count, rate.seconds
-        now = time.time()
-        window = int(now // period)
-        key = f"rl:{ident[:32]}:{window}"
-        self._wait = (window + 1) * period - now
-        count = window_count(key, period)
-        return count is None or count <= limit
+        counted = getattr(request, "rate_counted", None)
+        if counted is not None:  # counted by key authentication, on the key's digest
+            window, count = counted
+        else:
+            principal = getattr(request, "user", None)
+            window = rate_window(getattr(principal, "key_hash", "") or self.get_ident(request))
+            count = window_count(window.key, window.period)
+        self._wait = window.wait
+        return count is None or count <= window.limit
 
     def wait(self):
         return max(1, int(self._wait + 0.999))

@@ -11,11 +11,12 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from paymentsvc.actors import Actor
-from paymentsvc.api import TerminalAPIView, ok, page_query, paginate, parse_query
+from paymentsvc.api import TerminalAPIView, ok, page_query, parse_query
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import NotFound
 from paymentsvc.formats import http_url_problem
-from paymentsvc.schema import page_schema
+from paymentsvc.pagination import PageAsked
+from paymentsvc.schema import capped_page_schema
 
 from . import selectors, services
 from .guard import DeliveryRefused, resolve_target
@@ -80,10 +81,21 @@ def _envelope(name: str, **fields) -> serializers.Serializer:
 
 
 EventEnvelope = _envelope("EventResponse", event=EventOut())
-EventPage = _envelope("EventPage", events=page_schema("EventPageBody", EventOut(many=True)))
+EventPage = _envelope(
+    "EventPage",
+    events=capped_page_schema(
+        "EventPageBody", EventOut(many=True), rows="events", cap_setting="EVENT_LIST_COUNT_CAP"
+    ),
+)
 DeliveryEnvelope = _envelope("DeliveryResponse", delivery=DeliveryDetailOut())
 DeliveryPage = _envelope(
-    "DeliveryPage", deliveries=page_schema("DeliveryPageBody", DeliveryOut(many=True))
+    "DeliveryPage",
+    deliveries=capped_page_schema(
+        "DeliveryPageBody",
+        DeliveryOut(many=True),
+        rows="deliveries",
+        cap_setting="EVENT_LIST_COUNT_CAP",
+    ),
 )
 EndpointsEnvelope = _envelope(
     "WebhookEndpointsResponse", urls=serializers.ListField(child=serializers.CharField())
@@ -106,6 +118,21 @@ class EventListQuery(page_query(10)):
     created_before = serializers.DateTimeField(
         required=False, help_text="Not before created_after (400 otherwise)."
     )
+    starting_after = serializers.CharField(
+        required=False,
+        max_length=EVENT_ID_MAX_LENGTH,
+        help_text="An event id: the page of events right after it in this list's order "
+        "(the next page, older events). With a cursor, `page` is not used: the answer is "
+        "page 1 of what lies beyond the cursor. An id that is not one of the terminal's "
+        "events: 404.",
+    )
+    ending_before = serializers.CharField(
+        required=False,
+        max_length=EVENT_ID_MAX_LENGTH,
+        help_text="An event id: the page of events right before it in this list's order "
+        "(the previous page, newer events). With `starting_after` too, the events "
+        "between the two.",
+    )
 
     def validate(self, attrs):
         after, before = attrs.get("created_after"), attrs.get("created_before")
@@ -120,14 +147,15 @@ class EventCollectionView(TerminalAPIView):
     @extend_schema(operation_id="event_list", parameters=[EventListQuery], responses=EventPage)
     def get(self, request):
         q = parse_query(EventListQuery, request)
-        events = selectors.event_list(
+        page = selectors.event_page(
+            PageAsked.of(q, count_cap=settings.EVENT_LIST_COUNT_CAP),
             terminal=self.terminal,
             type=q.get("type"),
             order_id=q.get("order_id"),
             created_after=q.get("created_after"),
             created_before=q.get("created_before"),
         )
-        page = paginate(events, page=q["page"], size=q["size"], render=selectors.render_events)
+        page["items"] = selectors.render_events(page["items"])
         return Response(ok(events=page))
 
 
@@ -149,6 +177,23 @@ class DeliveryListQuery(page_query(10)):
     event_id = serializers.CharField(required=False, max_length=EVENT_ID_MAX_LENGTH)
     order_id = serializers.UUIDField(required=False)
     status = serializers.ChoiceField(choices=DeliveryState.choices, required=False)
+    starting_after = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_DELIVERY_ID,
+        help_text="A delivery id: the page of deliveries right after it in this list's "
+        "order (the next page, older deliveries). With a cursor, `page` is not used: the "
+        "answer is page 1 of what lies beyond the cursor. An id that is not one of the "
+        "terminal's deliveries: 404.",
+    )
+    ending_before = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=MAX_DELIVERY_ID,
+        help_text="A delivery id: the page of deliveries right before it in this list's "
+        "order (the previous page, newer deliveries). With `starting_after` too, the "
+        "deliveries between the two.",
+    )
 
 
 def _delivery_of_terminal(terminal, delivery_id: str):
@@ -166,15 +211,14 @@ class DeliveryCollectionView(TerminalAPIView):
     )
     def get(self, request):
         q = parse_query(DeliveryListQuery, request)
-        deliveries = selectors.delivery_list(
+        page = selectors.delivery_page(
+            PageAsked.of(q, count_cap=settings.EVENT_LIST_COUNT_CAP),
             terminal=self.terminal,
             event_id=q.get("event_id"),
             order_id=q.get("order_id"),
             status=q.get("status"),
         )
-        page = paginate(
-            deliveries, page=q["page"], size=q["size"], render=selectors.render_deliveries
-        )
+        page["items"] = selectors.render_deliveries(page["items"])
         return Response(ok(deliveries=page))
 
 

@@ -3,22 +3,28 @@ the indexes hold them (newest first), so a page costs the same however long the 
 
 import json
 
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 from django.utils import timezone
 
+from paymentsvc.error_codes import ErrorCode
 from paymentsvc.formats import iso_utc
+from paymentsvc.pagination import PageAsked, list_page
 
 from .models import DeliveryState, WebhookDelivery, WebhookEvent
 
 
-def event_list(
+def event_page(
+    asked: PageAsked,
     *,
     terminal,
     type: str | None = None,
     order_id=None,
     created_after=None,
     created_before=None,
-) -> QuerySet[WebhookEvent]:
+) -> dict:
+    """The page `asked` of the terminal's events, newest first; a cursor is an event
+    id (paymentsvc.pagination.list_page). Raises NotFound when a cursor is not one of
+    the terminal's events."""
     events = WebhookEvent.objects.filter(terminal=terminal)
     if type:
         events = events.filter(type=type)
@@ -26,10 +32,19 @@ def event_list(
         events = events.filter(created_at__gte=created_after)
     if created_before is not None:
         events = events.filter(created_at__lte=created_before)
+    # The log by event_terminal_newest; one order's history by event_order_history (its
+    # sequence is its order, even within one instant).
+    keys = ("created_at", "id")
     if order_id is not None:
-        # One order's history: its sequence is its order, even within one instant.
-        return events.filter(order_id=order_id).order_by("-sequence")
-    return events.order_by("-created_at", "-id")
+        events, keys = events.filter(order_id=order_id), ("sequence", "id")
+    return list_page(
+        events,
+        asked,
+        own=WebhookEvent.objects.filter(terminal=terminal),
+        keys=keys,
+        code=ErrorCode.EVENT_NOT_FOUND,
+        what="an event of this terminal",
+    )
 
 
 def event_get(*, terminal, event_id: str) -> WebhookEvent | None:
@@ -45,9 +60,17 @@ def render_events(events) -> list[dict]:
     return [render_event(e) for e in events]
 
 
-def delivery_list(
-    *, terminal, event_id: str | None = None, order_id=None, status: str | None = None
-) -> QuerySet[WebhookDelivery]:
+def delivery_page(
+    asked: PageAsked,
+    *,
+    terminal,
+    event_id: str | None = None,
+    order_id=None,
+    status: str | None = None,
+) -> dict:
+    """The page `asked` of the terminal's deliveries, newest first (by id, as
+    delivery_terminal_newest holds them); a cursor is a delivery id. Raises NotFound
+    when a cursor is not one of the terminal's deliveries."""
     deliveries = WebhookDelivery.objects.filter(terminal=terminal)
     if event_id is not None:
         deliveries = deliveries.filter(event_id=event_id)
@@ -55,7 +78,16 @@ def delivery_list(
         deliveries = deliveries.filter(event__order_id=order_id)
     if status:
         deliveries = deliveries.filter(state=status)
-    return deliveries.select_related("event").order_by("-id")
+    return list_page(
+        deliveries,
+        asked,
+        own=WebhookDelivery.objects.filter(terminal=terminal),
+        keys=("id",),
+        code=ErrorCode.DELIVERY_NOT_FOUND,
+        what="a delivery of this terminal",
+        # The page's rows with their events; the count takes the bare filter.
+        read=lambda rows: rows.select_related("event"),
+    )
 
 
 def delivery_get(*, terminal, delivery_id) -> WebhookDelivery | None:

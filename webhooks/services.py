@@ -5,6 +5,7 @@ from django.utils import timezone
 
 from finance.services import terminal_webhook_secret_rotate, terminal_webhook_urls_set
 from paymentsvc.actors import actor_kind
+from paymentsvc.db import insert_row
 from paymentsvc.formats import iso_utc
 from paymentsvc.livemode import livemode_of
 
@@ -47,7 +48,7 @@ def event_record(
         "actor": kind,
         "data": data,
     }
-    event = WebhookEvent.objects.create(
+    event = WebhookEvent(
         id=event_id,
         terminal=terminal,
         order_id=order_id,
@@ -59,6 +60,7 @@ def event_record(
         body=json.dumps(payload, separators=(",", ":"), ensure_ascii=False),
         created_at=now,
     )
+    insert_row(event)
     targets = [webhook_url] if webhook_url else list(dict.fromkeys(terminal.webhook_urls or []))
     deliveries = WebhookDelivery.objects.bulk_create(
         [

@@ -3,7 +3,6 @@
 from decimal import Decimal
 
 from django import template
-from django.utils import timezone
 
 register = template.Library()
 
@@ -22,9 +21,8 @@ def money_shown(amount, lang: str) -> str:
 
 
 @register.filter
-def minutes_left(moment) -> str:
-    """The time left until `moment` as M:SS, as the page's script writes it."""
-    if moment is None:
+def minutes_seconds(seconds) -> str:
+    """A number of seconds as M:SS, as the page's script writes it."""
+    if seconds is None:
         return ""
-    seconds = max(0, int((moment - timezone.now()).total_seconds()))
     return f"{seconds // 60}:{seconds % 60:02d}"

@@ -9,6 +9,7 @@ from conftest import trader_for
 from forms_ui.models import FormSession
 from forms_ui.services import sessions_sync_due
 from forms_ui.tasks import sync_sessions
+from orders.tests.clock import orders_age
 
 
 def create(client, **order_data):
@@ -75,8 +76,8 @@ def test_session_follows_order_expiry_and_cancellation(shop, demo):
     expiring = create(shop, button_name="SberPay")
     cancelled = create(shop, button_name="TPay")
     shop.post(f"/api/v1/order/{cancelled.order_id}/cancel")
-    with time_machine.travel(timezone.now() + timedelta(minutes=16)):
-        sessions_sync_due()
+    orders_age(timedelta(minutes=16))
+    sessions_sync_due()
     expiring.refresh_from_db()
     cancelled.refresh_from_db()
     assert (expiring.state, cancelled.state) == ("expired", "cancelled")

@@ -1,9 +1,9 @@
 """The anti-fraud cap: how many Pending orders one user may hold on a terminal."""
 
 from django.conf import settings
-from django.utils import timezone
 
 from finance.models import Terminal
+from paymentsvc.db import DbNow
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import TooManyRequests
 
@@ -21,7 +21,7 @@ def pending_count_for_user(*, terminal: Terminal, user_id: str) -> int:
         terminal=terminal,
         user_id=user_id,
         status=OrderStatus.PENDING,
-        expires_at__gt=timezone.now(),
+        expires_at__gt=DbNow(),
     ).count()
 
 

@@ -36,6 +36,7 @@ def order_event_record(*, order_id, event_type: str, extra: dict, actor: str) ->
     order = (
         Order.objects.select_for_update(of=("self",))
         .select_related("terminal", "method")
+        .with_db_clock()
         .get(pk=order_id)
     )
     record_event(order, event_type, actor=actor, extra=extra)

@@ -8,11 +8,11 @@ writes the status and records the webhook event in the outbox.
 from decimal import Decimal
 
 from django.db import transaction
-from django.utils import timezone
 
 from finance.models import Side
 from finance.services import balance_credit, balance_lock, balance_post, balance_void
 from paymentsvc import metrics
+from paymentsvc.db import DbNow
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import Conflict, NotFound
 from paymentsvc.money import fee_for, quantize_money
@@ -39,6 +39,7 @@ def _lock(order_id, *, with_balance: bool) -> Order:
     order = (
         Order.objects.select_for_update(of=("self",))
         .select_related("terminal", "method")
+        .with_db_clock()
         .filter(pk=order_id)
         .first()
     )
@@ -85,7 +86,7 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
         balance_void(reserve_id=order.reserve_id)
     requisite_load_move(order=order, status=status)
     order.status = status
-    order.closed_at = timezone.now()
+    order.closed_at = order.clock
     order.closed_by = actor
     order.save(
         update_fields=[
@@ -150,7 +151,7 @@ def order_expire(*, order_id) -> Order | None:
 
 def order_expire_due(*, limit: int = 500, terminal_id=None) -> int:
     """The sweep: expire Pending orders past expires_at, each in its own transaction."""
-    due = Order.objects.filter(status=OrderStatus.PENDING, expires_at__lte=timezone.now())
+    due = Order.objects.filter(status=OrderStatus.PENDING, expires_at__lte=DbNow())
     if terminal_id is not None:
         due = due.filter(terminal_id=terminal_id)
     expired = 0

@@ -14,8 +14,9 @@ the UTC day, kept exact by the transactions that change them.
   order adds its amount back (no cap: the money moved).
 
 Turnover counts `amount` (what the payer was asked to send) of orders created that
-day that are Pending or Completed. Rounded to cents in SQL so that SQLite, which keeps
-decimals as floating point, compares exactly.
+day that are Pending or Completed; the day is the UTC day of the database's clock (an
+order's `created_at`), whatever a web host's clock says. Rounded to cents in SQL so
+that SQLite, which keeps decimals as floating point, compares exactly.
 """
 
 from datetime import UTC, date, datetime, time, timedelta
@@ -24,6 +25,8 @@ from decimal import Decimal
 from django.db import connection, transaction
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
+
+from paymentsvc.db import db_now
 
 from ..models import Order, OrderStatus, Requisite, RequisiteLoad
 
@@ -117,7 +120,7 @@ def _figures(requisite_ids, today: date) -> dict:
 def requisite_load_ensure(*, requisite_ids) -> None:
     """Create the missing rows (a requisite made by bulk_create or before the rows
     existed), counted from the requisites' orders. A row that appears meanwhile wins."""
-    today = utc_day()
+    today = utc_day(db_now())
     figures = _figures(requisite_ids, today)
     RequisiteLoad.objects.bulk_create(
         [
@@ -146,7 +149,7 @@ def requisite_load_rebuild(*, requisite_ids=None) -> int:
         with transaction.atomic():
             requisite_load_ensure(requisite_ids=chunk)
             list(RequisiteLoad.objects.select_for_update().filter(requisite_id__in=chunk))
-            today = utc_day()
+            today = utc_day(db_now())
             figures = _figures(chunk, today)
             for pk in chunk:
                 pending, turnover = figures.get(pk, (0, Decimal(0)))

@@ -19,9 +19,10 @@ from decimal import Decimal
 
 from django.db import IntegrityError, connection
 from django.db.models import Q
-from django.utils import timezone
 
 from finance.models import PaymentMethod, Side
+from paymentsvc.db import DbNow
+from paymentsvc.money import quantize_money
 
 from ..models import Order, OrderStatus, Requisite, RequisiteLoad, Trader
 from . import load
@@ -73,10 +74,10 @@ class _Chunks:
         self.side, self.amounts, self.sandbox = side, amounts, sandbox
         self.start = uuid.uuid4()
         self.after, self.wrapped = None, False
-        self.loaded: list[list[Requisite]] = []
+        self.loaded: list[list[Candidate]] = []
         self.exhausted = False
 
-    def __iter__(self) -> Iterator[list[Requisite]]:
+    def __iter__(self) -> Iterator[list["Candidate"]]:
         index = 0
         while True:
             if index == len(self.loaded):
@@ -114,7 +115,7 @@ class _Chunks:
 
 def _slice(
     *, methods: dict, side: str, amounts: list[Decimal], arcs: list, sandbox: bool
-) -> list[Requisite]:
+) -> list["Candidate"]:
     """Up to CHUNK eligible requisites (of sandbox traders for a sandbox order, of live
     ones for a live order: never across), taken along `arcs` (id ranges) in order, each
     with its Pending count and today's turnover as its RequisiteLoad row has them and,
@@ -150,7 +151,7 @@ def _slice(
     arc_selects, arc_params = [], []
     for number, (condition, values) in enumerate(arcs):
         arc_selects.append(
-            f"SELECT * FROM (SELECT e.*, {number} AS arc"
+            f"SELECT * FROM (SELECT {_COLUMNS}, {number} AS arc"
             f" FROM {REQUISITES} e INNER JOIN {TRADERS} t ON t.id = e.trader_id"
             f" WHERE e.method_id IN ({method_list}) AND e.is_active AND t.is_active"
             f" AND t.sandbox = %s AND {condition} ORDER BY e.id LIMIT %s) a{number}"
@@ -168,17 +169,56 @@ def _slice(
     """
     day = RequisiteLoad._meta.get_field("day").get_db_prep_value(today, connection)
     params = [day, *holds_params, *arc_params, CHUNK]
-    rows = list(Requisite.objects.raw(sql, params))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = [Candidate(values, methods, amounts) for values in cursor.fetchall()]
     missing = [row.pk for row in rows if not row.has_load]
     if missing:
         load.requisite_load_ensure(requisite_ids=missing)
-    for row in rows:
-        row.method = methods[row.method_id]  # already loaded
-        # The order needs only the trader's id; the rest loads if anything asks.
-        row.trader = Trader.from_db(connection.alias, ["id"], [row.trader_id])
-        row.turnover = Decimal(str(row.turnover or 0))
-        row.busy = {amount for k, amount in enumerate(amounts) if getattr(row, f"holds_{k}", 0)}
     return rows
+
+
+# What placement needs of a requisite; read as plain columns (building model instances
+# of the requisite and its trader was most of a slice's Python time).
+_FIELDS = ("id", "method_id", "trader_id", "holder_name", "account", "daily_limit", "max_pending")
+_COLUMNS = ", ".join(f"e.{name}" for name in _FIELDS)
+
+
+def _uuid(value) -> uuid.UUID:
+    return value if isinstance(value, uuid.UUID) else uuid.UUID(value)  # SQLite: hex text
+
+
+def _money(value) -> Decimal:
+    # PostgreSQL gives Decimal; SQLite an int or float of a 2-place number.
+    return value if isinstance(value, Decimal) else quantize_money(Decimal(str(value or 0)))
+
+
+class Candidate:
+    """A requisite as placement uses it: what the order copies, its caps and figures."""
+
+    __slots__ = (
+        "pk",
+        "method_id",
+        "trader_id",
+        "holder_name",
+        "account",
+        "daily_limit",
+        "max_pending",
+        "arc",
+        "has_load",
+        "pending",
+        "turnover",
+        "method",
+        "busy",
+    )
+
+    def __init__(self, values: tuple, methods: dict, amounts: list[Decimal]):
+        (pk, method_id, trader_id, self.holder_name, self.account, daily_limit) = values[:6]
+        self.max_pending, self.arc, self.has_load, self.pending, turnover = values[6:11]
+        self.pk, self.method_id, self.trader_id = _uuid(pk), _uuid(method_id), _uuid(trader_id)
+        self.daily_limit, self.turnover = _money(daily_limit), _money(turnover)
+        self.method = methods[self.method_id]  # already loaded
+        self.busy = {amount for amount, held in zip(amounts, values[11:], strict=False) if held}
 
 
 ORDERS = Order._meta.db_table
@@ -189,7 +229,7 @@ LOADS = RequisiteLoad._meta.db_table
 
 def candidates(
     *, methods: list[PaymentMethod], side: str, amounts: list[Decimal], sandbox: bool = False
-) -> Iterator[tuple[Requisite, Decimal]]:
+) -> Iterator[tuple["Candidate", Decimal]]:
     """(requisite, amount) pairs free at this moment, best first.
 
     Amounts closest to what was asked come first. Requisites are visited in random
@@ -231,6 +271,6 @@ def overdue_holders(*, methods: list[PaymentMethod], amounts: list[Decimal]) -> 
             Q(amount__in=amounts, side=Side.BUY) | Q(requisite__max_pending__isnull=False),
             requisite__method__in=methods,
             status=OrderStatus.PENDING,
-            expires_at__lte=timezone.now(),
+            expires_at__lte=DbNow(),
         ).values_list("id", flat=True)[:50]
     )

@@ -7,13 +7,12 @@ from decimal import Decimal
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from finance.accounts import account_is_blacklisted, normalize_account
 from finance.models import FeeRange, PaymentMethod, Side, Terminal
 from finance.services import balance_reserve, balance_void, method_deeplink
 from paymentsvc import metrics
-from paymentsvc.db import advisory_xact_lock
+from paymentsvc.db import DbNow, advisory_xact_lock
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import Conflict, InvalidRequest, NoAvailableTraders
 from paymentsvc.money import fee_for, quantize_money
@@ -217,8 +216,6 @@ def _order_place(
                 terminal_id=terminal.pk, amount=reserve_amount, reference=str(order_id)
             )
 
-        now = timezone.now()
-        today = utc_day(now)
         order, full = None, set()
         livemode = terminal.livemode
         for requisite, chosen in matching.candidates(
@@ -235,8 +232,8 @@ def _order_place(
                 side=side,
                 method=requisite.method,
                 initial_method=method,
-                requisite=requisite,
-                trader=requisite.trader,
+                requisite_id=requisite.pk,
+                trader_id=requisite.trader_id,
                 requested_amount=amount,
                 amount=chosen,
                 fee=fee_range.fee,
@@ -263,15 +260,19 @@ def _order_place(
                 livemode=livemode,
                 sandbox_action=sandbox_action_for(terminal=terminal, amount=amount),
                 event_sequence=1,  # order.created, recorded below
-                created_at=now,
-                expires_at=now + timedelta(seconds=ttl),
+                # created_at and expires_at by the database's clock, returned by the INSERT
+                expires_at=DbNow() + timedelta(seconds=ttl),
             )
             try:
                 with transaction.atomic():
+                    # save(): the INSERT computes created_at and expires_at (DbNow)
+                    # and returns them.
                     candidate.save(force_insert=True)
+                    candidate.db_clock = candidate.created_at  # the database's now
                     _order_complete_creation(candidate, form_options=form_options, actor=actor)
                     # The caps last: the requisite's load row stays locked only from
                     # here to COMMIT, so creations on one requisite queue briefly.
+                    today = utc_day(candidate.created_at)
                     if not requisite_load_take(
                         requisite_id=requisite.pk, amount=chosen, today=today
                     ):

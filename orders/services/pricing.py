@@ -5,11 +5,15 @@ from decimal import Decimal
 from django.db.models import F
 
 from finance.models import FeeRange, PaymentMethod, Terminal, TerminalMethod
+from paymentsvc import memo
 from paymentsvc.error_codes import ErrorCode, message_for
 from paymentsvc.errors import Conflict, NotFound
 from paymentsvc.formats import parse_uuid
 
 LIMITS_MESSAGE = message_for(ErrorCode.AMOUNT_OUT_OF_LIMITS)
+# What method_resolve found, kept per process while no method, fee range or terminal
+# changed anywhere (paymentsvc.memo).
+_resolved = memo.Memo("methods and fee ranges")
 
 
 def _methods_named(*, terminal: Terminal, payment_method_id, method_type, nspk_code):
@@ -38,7 +42,12 @@ def method_resolve(
 ) -> tuple[PaymentMethod, list[FeeRange]]:
     """The method a request names and its fee ranges for `side`; 404 if it names
     nothing. One query when the method has ranges for the side (every order that
-    goes on to be created), a second only to tell 404 from 'no such side'."""
+    goes on to be created), a second only to tell 404 from 'no such side'; none while
+    the answer is kept (paymentsvc.memo)."""
+    kept_as = (terminal.pk, terminal.currency, side, payment_method_id, method_type, nspk_code)
+    kept = _resolved.get(kept_as)
+    if kept is not None:
+        return kept[0], kept[1:]
     named = _methods_named(
         terminal=terminal,
         payment_method_id=payment_method_id,
@@ -51,6 +60,7 @@ def method_resolve(
         )
     )
     if ranges:
+        _resolved.put(kept_as, memo.snapshot([ranges[0].method, *ranges]))
         return ranges[0].method, ranges
     method = named.first()
     if method is None:

@@ -22,9 +22,9 @@ from enum import StrEnum
 
 from celery import current_app
 from django.db import transaction
-from django.utils import timezone
 
 from finance.models import Side, Terminal
+from paymentsvc.db import DbNow
 from paymentsvc.error_codes import ErrorCode
 from paymentsvc.errors import Forbidden, InvalidRequest, NoAvailableTraders
 from paymentsvc.money import quantize_money
@@ -113,7 +113,7 @@ def sandbox_act(*, order_id) -> Order | None:
 
 def sandbox_act_due(*, limit: int = 200) -> int:
     """The sweep: act on magic-amount orders still Pending a few seconds after creation."""
-    due_before = timezone.now() - timedelta(seconds=SWEEP_AFTER_SECONDS)
+    due_before = DbNow() - timedelta(seconds=SWEEP_AFTER_SECONDS)
     due = Order.objects.filter(
         status=OrderStatus.PENDING, sandbox_action__isnull=False, created_at__lte=due_before
     )

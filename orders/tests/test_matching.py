@@ -1,16 +1,16 @@
 """The matcher's per-requisite limits, through the order API: the Pending cap, the daily
 turnover limit, and which orders count toward each."""
 
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from decimal import Decimal
-
-import time_machine
-from django.utils import timezone
 
 from conftest import buy_body, sell_body, trader_for
 from finance.models import PaymentMethod
-from orders.models import Requisite
+from orders.models import Requisite, RequisiteLoad
 from orders.services import matching
+from orders.services.load import utc_day
+from orders.tests.clock import orders_age
+from paymentsvc.db import db_now
 
 URL = "/api/v1/order/"
 
@@ -48,8 +48,8 @@ def test_order_pending_past_its_expiry_no_longer_counts_toward_the_cap(shop, dem
     sberbank_requisites(max_pending=1)
     shop.post(URL, buy_body(demo, amount=1000))
     shop.post(URL, buy_body(demo, amount=1001))
-    with time_machine.travel(timezone.now() + timedelta(minutes=16)):
-        response = shop.post(URL, buy_body(demo, amount=1002))
+    orders_age(timedelta(minutes=16))
+    response = shop.post(URL, buy_body(demo, amount=1002))
     assert response.status_code == 201
 
 
@@ -83,14 +83,14 @@ def test_turnover_counts_completed_orders_of_the_day_and_not_cancelled_ones(shop
 
 def test_turnover_starts_again_at_the_utc_day(shop, demo):
     sberbank_requisites(daily_limit=Decimal("1500"))
-    late = datetime(2031, 5, 1, 23, 50, tzinfo=UTC)
-    with time_machine.travel(late, tick=False):
-        for amount in (1000, 1001):
-            order = shop.post(URL, buy_body(demo, amount=amount)).json()
-            confirm(order)
-        assert shop.post(URL, buy_body(demo, amount=1002)).status_code == 500
-    with time_machine.travel(late + timedelta(minutes=20), tick=False):
-        assert shop.post(URL, buy_body(demo, amount=1002)).status_code == 201
+    for amount in (1000, 1001):
+        order = shop.post(URL, buy_body(demo, amount=amount)).json()
+        confirm(order)
+    assert shop.post(URL, buy_body(demo, amount=1002)).status_code == 500
+    # A day later by the database's clock: that turnover was yesterday's.
+    orders_age(timedelta(days=1))
+    RequisiteLoad.objects.update(day=utc_day(db_now()) - timedelta(days=1))
+    assert shop.post(URL, buy_body(demo, amount=1002)).status_code == 201
 
 
 def many_requisites(count: int) -> PaymentMethod:

@@ -3,15 +3,14 @@
 from datetime import timedelta
 from decimal import Decimal
 
-import time_machine
 from django.core.management import call_command
-from django.utils import timezone
 
 from conftest import ApiClient, buy_body, sell_body, trader_for
 from finance.models import Balance, Transaction
 from finance.services import ledger_check
 from orders.models import Order
 from orders.services import order_expire_due
+from orders.tests.clock import orders_age
 from webhooks.models import WebhookEvent
 
 URL = "/api/v1/order/"
@@ -124,23 +123,19 @@ def test_trader_lists_only_orders_on_its_requisites(shop, traders, demo):
 
 def test_pending_order_is_shown_expired_after_expires_at_before_any_sweep(shop, demo):
     order = shop.post(URL, buy_body(demo)).json()
-    with time_machine.travel(timezone.now() + timedelta(minutes=16)):
-        shown = shop.get(f"{URL}{order['id']}").json()["order"]
-        assert shown["status"] == "Expired"
-        assert shop.get(URL, {"status": "Pending"}).json()["orders"]["total"] == 0
-        assert (
-            shop.get(URL, {"status": "Expired", "start_date": "2000-01-01T00:00:00Z"}).json()[
-                "orders"
-            ]["total"]
-            == 1
-        )
+    orders_age(timedelta(minutes=16))
+    shown = shop.get(f"{URL}{order['id']}").json()["order"]
+    assert shown["status"] == "Expired"
+    assert shop.get(URL, {"status": "Pending"}).json()["orders"]["total"] == 0
+    expired = shop.get(URL, {"status": "Expired", "start_date": "2000-01-01T00:00:00Z"})
+    assert expired.json()["orders"]["total"] == 1
 
 
 def test_confirm_after_expiry_is_409_and_order_expires(shop, demo):
     order = shop.post(URL, sell_body(demo, amount="1000")).json()
-    with time_machine.travel(timezone.now() + timedelta(minutes=61)):
-        response = trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
-        assert response.status_code == 409
+    orders_age(timedelta(minutes=61))
+    response = trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+    assert response.status_code == 409
     assert Order.objects.get(pk=order["id"]).status == "Expired"
     assert balance(demo).frozen == 0
     assert ledger_check() == []
@@ -149,10 +144,10 @@ def test_confirm_after_expiry_is_409_and_order_expires(shop, demo):
 def test_sweep_expires_due_orders_releases_reserves_and_emits_events(shop, demo):
     sell = shop.post(URL, sell_body(demo, amount="1000")).json()
     buy = shop.post(URL, buy_body(demo)).json()
-    with time_machine.travel(timezone.now() + timedelta(minutes=16)):
-        assert order_expire_due() == 1  # the Buy (15 min); the Sell lives 60 min
-    with time_machine.travel(timezone.now() + timedelta(minutes=61)):
-        call_command("expire_orders", verbosity=0)
+    orders_age(timedelta(minutes=16))
+    assert order_expire_due() == 1  # the Buy (15 min); the Sell lives 60 min
+    orders_age(timedelta(minutes=45))
+    call_command("expire_orders", verbosity=0)
     assert Order.objects.get(pk=buy["id"]).status == "Expired"
     assert Order.objects.get(pk=sell["id"]).status == "Expired"
     assert balance(demo).frozen == 0

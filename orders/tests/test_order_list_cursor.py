@@ -96,5 +96,5 @@ def test_a_listed_row_renders_as_the_order_itself(shop, demo):
 
     (order_id,) = create_many(shop, demo, 1, webhook_url="https://example.com/hook")
     order = Order.objects.select_related("method").get(pk=order_id)
-    rows = Order.objects.filter(pk=order_id).values_list(*OrderRow.COLUMNS)
+    rows = Order.objects.with_db_clock().filter(pk=order_id).values_list(*OrderRow.COLUMNS)
     assert render_rows(rows) == [render_order(order)]

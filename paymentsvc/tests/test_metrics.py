@@ -142,6 +142,33 @@ def test_creating_an_order_counts_it_once_by_side_and_route_pattern(demo_transac
     assert not any(order_id in str(labels) for _, labels in after)
 
 
+def test_with_metrics_off_nothing_is_counted_and_the_gauges_still_answer(
+    demo_transactional, settings
+):
+    from conftest import ApiClient
+
+    shop = ApiClient("demo-shop-key")
+    settings.METRICS_ENABLED = False
+    before = scrape()
+    created = shop.post("/api/v1/order/", buy_body(demo_transactional)).json()
+    assert shop.post(f"/api/v1/order/{created['id']}/cancel").status_code == 200
+    after = scrape()
+    settings.METRICS_ENABLED = True
+    counted = {
+        key: v
+        for key, v in after.items()
+        if key[0].startswith("paymentsvc_") and v != before.get(key, 0.0)
+    }
+    assert counted == {}
+    assert "paymentsvc_orders_pending" in {name for name, _ in after}
+    # Back on, the next request counts again.
+    shop.get("/api/v1/ping")
+    route = {"method": "GET", "route": "/api/v1/ping", "status": "200"}
+    assert value(scrape(), "paymentsvc_http_requests_total", **route) == (
+        value(after, "paymentsvc_http_requests_total", **route) + 1
+    )
+
+
 def test_a_creation_rolled_back_is_not_counted(demo_transactional):
     from orders.services import order_create
 

@@ -63,9 +63,12 @@
   }
 
   function timeLeft() {
-    document.querySelectorAll(".timer[data-expires-at]").forEach(function (el) {
-      var end = Date.parse(el.getAttribute("data-expires-at"));
-      if (isNaN(end)) return;
+    // Counted from the seconds the server gave by the database's clock, not from the
+    // expiry moment, so a device whose clock is wrong still shows the order's time.
+    document.querySelectorAll(".timer[data-seconds-left]").forEach(function (el) {
+      var left = parseInt(el.getAttribute("data-seconds-left"), 10);
+      if (isNaN(left)) return;
+      var end = Date.now() + left * 1000;
       function tick() {
         var s = Math.max(0, Math.floor((end - Date.now()) / 1000));
         var m = Math.floor(s / 60);

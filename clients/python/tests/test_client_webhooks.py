@@ -129,6 +129,26 @@ def test_events_give_an_orders_history(client, method_ids):
         client.events.get("no-such-event")
 
 
+def test_events_and_deliveries_page_by_cursor(client, method_ids, receiver):
+    order = order_with_webhook(client, method_ids, receiver)
+    client.orders.cancel(order.id)
+    history = client.events.list(order_id=order.id)
+    assert (history.has_more, history.total_is_estimate) == (False, False)
+    newest = client.events.list(order_id=order.id, size=1)
+    assert newest.has_more is True and newest.items[0].id == history.items[0].id
+    older = client.events.list(order_id=order.id, size=1, starting_after=newest.items[0].id)
+    assert [e.id for e in older.items] == [history.items[1].id] and older.has_more is False
+    newer = client.events.list(order_id=order.id, ending_before=older.items[0].id)
+    assert [e.id for e in newer.items] == [history.items[0].id]
+    deliveries = client.deliveries.list(order_id=order.id)
+    assert len(deliveries.items) == 2 and deliveries.has_more is False
+    rest = client.deliveries.list(order_id=order.id, starting_after=deliveries.items[0].id)
+    assert [d.id for d in rest.items] == [deliveries.items[1].id]
+    with pytest.raises(NotFoundError) as raised:
+        client.events.list(starting_after="msg_unknown")
+    assert "starting_after" in raised.value.errors
+
+
 @pytest.mark.skipif(
     not has_route("/api/v1/webhooks/deliveries"),
     reason="the service has no deliveries API yet (product §12)",

@@ -186,10 +186,12 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
             stats.add()
             return response, t0, time.time()
 
-        def settle(self, predict, agrees, t0, t1, what):
-            """Predict at t0, then at t1; keep the first model that agrees."""
+        def settle(self, predict, agrees, t0, t1, what, moments=()):
+            """Predict at t0, then at each of `moments` inside (t0, t1), then at t1;
+            keep the first model that agrees. The service reads the clock once,
+            somewhere in between: `moments` are where the prediction may change."""
             tried = []
-            for now in (t0, t1):
+            for now in (t0, *sorted(t for t in moments if t0 < t < t1), t1):
                 trial = self.model.clone()
                 prediction = predict(trial, now)
                 if agrees(prediction):
@@ -407,6 +409,8 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
                 t0,
                 t1,
                 f"sweep expired {expired}",
+                # The sweep selects what is due at one moment of the database's clock.
+                moments=[o.expires_at for o in self.model.orders.values()],
             )
 
         # --- parallel clients -------------------------------------------------------

@@ -82,8 +82,9 @@ M = TypeVar("M", bound=Model)
 
 
 class Page(Generic[M]):
-    """One page of a list: `items` plus `total`, `page`, `size` and `pages`; the order
-    list adds `has_more` and `total_is_estimate` (None where a list does not say)."""
+    """One page of a list: `items` plus `total`, `page`, `size` and `pages`; the order,
+    events and deliveries lists add `has_more` and `total_is_estimate` (None where a
+    list does not say). With `total_is_estimate`, `total` is a lower bound."""
 
     def __init__(
         self,

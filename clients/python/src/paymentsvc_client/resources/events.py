@@ -22,9 +22,13 @@ class Events(Resource):
         order_id: str | None = None,
         created_after: Any = None,
         created_before: Any = None,
+        starting_after: str | None = None,
+        ending_before: str | None = None,
     ):
         """One page of the terminal's events, newest first; `order_id=` gives an
-        order's history."""
+        order's history. `starting_after` / `ending_before` (an event id, instead of
+        `page`): the page right after / right before that event; `Page.has_more` tells
+        if more follow."""
         return self._send(_EVENTS(**_filters(locals())))
 
     def list_all(self, **filters: Any):
@@ -43,7 +47,11 @@ class Deliveries(Resource):
         event_id: str | None = None,
         order_id: str | None = None,
         status: str | None = None,
+        starting_after: int | None = None,
+        ending_before: int | None = None,
     ):
+        """One page of the terminal's deliveries, newest first; `starting_after` /
+        `ending_before` (a delivery id) as for events."""
         return self._send(_DELIVERIES(**_filters(locals())))
 
     def list_all(self, **filters: Any):

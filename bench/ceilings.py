@@ -1,0 +1,69 @@
+"""What the framework and the database leave for the service: the same gunicorn serving
+a bare WSGI app, and the creation's own SQL replayed without Django; and what the
+metrics cost, the same server with them on and off."""
+
+from .config import SECOND, SECOND_PORT, SECONDS
+from .data import settle_orders
+from .load import alternate, balance, create_buy, ping, run
+from .processes import start_web, stop
+from .sqlreplay import capture, replay
+
+# (clients, seconds, rounds): 16 clients as long as any point, 1, 8 and 32 half as long.
+CEILING_CLIENTS = ((16, SECONDS, 3), (1, SECONDS / 2, 2), (8, SECONDS / 2, 2), (32, SECONDS / 2, 2))
+
+
+def bare(client, i):
+    return client.get("/")
+
+
+def ceilings(method_id: str) -> dict:
+    """Order creation, ping and balance in alternating slices with the two ceilings at
+    each number of clients: the bare WSGI app on a second gunicorn (gunicorn.conf.py,
+    the same workers x threads) and the creation's SQL through psycopg."""
+    creation = capture(method_id)
+    server = start_web(app="bench.bare_wsgi:app", port=SECOND_PORT)
+    points = {}
+    try:
+        run(bare, 8, 1, base=SECOND)  # warm-up
+        for clients, seconds, rounds in CEILING_CLIENTS:
+            settle_orders()
+            points[clients] = alternate(
+                {
+                    "bare WSGI": lambda s, c=clients: run(bare, c, s, base=SECOND),
+                    "creation SQL": lambda s, c=clients: replay(creation, c, s),
+                    "create": lambda s, c=clients: run(create_buy(method_id), c, s),
+                    "ping": lambda s, c=clients: run(ping, c, s),
+                    "balance": lambda s, c=clients: run(balance, c, s),
+                },
+                seconds,
+                rounds,
+            )
+    finally:
+        stop(server)
+    settle_orders()
+    return {"points": points, "statements": creation.statements}
+
+
+def metrics_cost(method_id: str) -> dict:
+    """Order creation and ping at 16 clients on the running server (metrics on, in
+    multiprocess mode as deployed) in alternating slices with the same on a second
+    server started with METRICS_ENABLED=false."""
+    server = start_web(env={"METRICS_ENABLED": "false"}, port=SECOND_PORT)
+    try:
+        settle_orders()
+        run(ping, 8, 1, base=SECOND)  # warm-up
+        run(create_buy(method_id), 8, 1, base=SECOND)
+        both = alternate(
+            {
+                "create on": lambda s: run(create_buy(method_id), 16, s),
+                "create off": lambda s: run(create_buy(method_id), 16, s, base=SECOND),
+                "ping on": lambda s: run(ping, 16, s),
+                "ping off": lambda s: run(ping, 16, s, base=SECOND),
+            },
+            SECONDS * 2,
+            rounds=4,
+        )
+    finally:
+        stop(server)
+    settle_orders()
+    return {name: (both[f"{name} on"], both[f"{name} off"]) for name in ("create", "ping")}

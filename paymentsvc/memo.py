@@ -1,0 +1,162 @@
+"""Read-mostly rows kept by each process between requests: API keys with their owners
+and payment methods with their fee ranges, read on every request yet changed only by
+operators.
+
+An entry is used only while the shared configuration generation is the one it was
+read under. Every change to a watched model bumps the generation once its transaction
+commits (`watch`), so the next request of every process reads afresh; the request reads
+the generation in the same trip to the cache as its rate-limit count (paymentsvc.auth),
+so keeping entries costs no round trip of its own. Nothing is kept or used when the
+generation is unknown (the shared cache is down, or a request that did not read it):
+those reads go to the database. Entries also age out after MAX_AGE seconds, in case a
+bump was lost with the cache.
+
+Entries hold field values, not model instances: every caller gets instances of its
+own, which it may change or extend without another request seeing it.
+"""
+
+import copy
+import logging
+import secrets
+import threading
+import time
+from contextvars import ContextVar
+
+from django.core.cache import cache
+from django.core.signals import request_started
+from django.db import transaction
+from django.db.models.signals import post_delete, post_save
+
+logger = logging.getLogger(__name__)
+
+GENERATION_KEY = "config:generation"
+MAX_AGE = 60.0
+MAX_ENTRIES = 10_000
+
+_generation: ContextVar[str | None] = ContextVar("config_generation", default=None)
+
+
+def generation_read(value) -> None:
+    """The generation this request read (None: unknown, keep nothing)."""
+    if value is None:
+        value = _generation_open()
+    _generation.set(None if value is None else str(value))
+
+
+def _generation_open():
+    """A generation where there is none yet (a fresh or restarted cache)."""
+    try:
+        cache.add(GENERATION_KEY, secrets.token_hex(8), timeout=None)
+        return cache.get(GENERATION_KEY)
+    except Exception as exc:
+        logger.warning("Configuration generation unavailable: %s", exc)
+        return None
+
+
+def config_changed() -> None:
+    """Every process's entries are stale from now on (this one's at once)."""
+    _clear_local()
+    try:
+        cache.set(GENERATION_KEY, secrets.token_hex(8), timeout=None)
+    except Exception as exc:  # entries still age out after MAX_AGE
+        logger.warning("Configuration generation not bumped: %s", exc)
+
+
+def _clear_local() -> None:
+    for memo in Memo.all:
+        memo.clear()
+
+
+def changed() -> None:
+    """A watched row changed in this transaction: this process forgets at once (its
+    own next read may already see the change), every other once it is committed."""
+    _clear_local()
+    transaction.on_commit(config_changed)
+
+
+def _changed(sender, **kwargs):
+    changed()
+
+
+def watch(*models) -> None:
+    """Changes to these models make every entry stale once they commit."""
+    for model in models:
+        uid = f"memo-{model._meta.label}"
+        post_save.connect(_changed, sender=model, dispatch_uid=uid, weak=False)
+        post_delete.connect(_changed, sender=model, dispatch_uid=uid, weak=False)
+
+
+def _request_started(**kwargs):
+    _generation.set(None)
+
+
+request_started.connect(_request_started, dispatch_uid="paymentsvc-memo-generation")
+
+
+class Memo:
+    all: list["Memo"] = []
+
+    def __init__(self, name: str):
+        self.name = name
+        self._entries: dict = {}
+        self._lock = threading.Lock()
+        Memo.all.append(self)
+
+    def get(self, key):
+        """The rebuilt value for `key`, or None (not kept, stale, or no generation)."""
+        generation = _generation.get()
+        if generation is None:
+            return None
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        kept_under, born, value = entry
+        if kept_under != generation or time.monotonic() - born > MAX_AGE:
+            return None
+        return rebuild(value)
+
+    def put(self, key, value) -> None:
+        """Keep `value` (a snapshot) under the generation this request read."""
+        generation = _generation.get()
+        if generation is None:
+            return
+        with self._lock:
+            if len(self._entries) >= MAX_ENTRIES:
+                self._entries.clear()
+            self._entries[key] = (generation, time.monotonic(), value)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+
+def snapshot(value):
+    """A model instance (with the related instances it has loaded), a list or tuple of
+    them, or None, as plain field values."""
+    if value is None:
+        return None
+    if isinstance(value, (list, tuple)):
+        return (type(value), [snapshot(item) for item in value])
+    related = {
+        name: snapshot(other)
+        for name, other in value._state.fields_cache.items()
+        if other is not None and hasattr(other, "_meta")
+    }
+    fields = value._meta.concrete_fields
+    return (value.__class__, tuple(getattr(value, f.attname) for f in fields), related)
+
+
+def rebuild(snap):
+    if snap is None:
+        return None
+    if len(snap) == 2:
+        kind, items = snap
+        return kind(rebuild(item) for item in items)
+    model, values, related = snap
+    values = [
+        copy.deepcopy(value) if isinstance(value, (list, dict)) else value for value in values
+    ]
+    obj = model.from_db("default", [f.attname for f in model._meta.concrete_fields], values)
+    for name, other in related.items():
+        obj._state.fields_cache[name] = rebuild(other)
+    return obj
