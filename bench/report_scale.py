@@ -199,11 +199,14 @@ def deliveries(r: dict) -> list[str]:
     if not w:
         return []
     processes = w.get("processes", 2)
+    in_flight = w.get("in_flight", processes)
+    answer = f" answering in {w['answer_ms']:.0f} ms" if "answer_ms" in w else ""
     return [
         "",
-        f"**Webhook delivery**: one Celery worker of {processes} processes delivered "
-        f"{w['worker']:.0f} a second to a receiver on this machine, "
-        f"{w['worker'] / processes:.1f} per process (a plain client posting {processes} at "
+        f"**Webhook delivery**: one Celery worker of {processes} "
+        f"process{'es' if processes != 1 else ''} ({in_flight} in flight) delivered "
+        f"{w['worker']:.0f} a second to a receiver on this machine{answer}, "
+        f"{w['worker'] / processes:.1f} per process (a plain client posting {in_flight} at "
         f"a time: {w['plain']:.0f} a second).",
     ]
 

@@ -21,7 +21,7 @@ from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
 from paymentsvc.idempotency import idempotent
 from paymentsvc.pagination import PageAsked
 from paymentsvc.schema import any_case_pattern, capped_page_schema, page_schema
-from webhooks.delivery import DeliveryRefused, resolve_target
+from webhooks.guard import DeliveryRefused, resolve_target
 
 from . import selectors, services
 from .list_page import order_list_by_page

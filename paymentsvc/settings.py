@@ -263,6 +263,8 @@ FORWARDED_ALLOW_IPS = [
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", default=DEBUG)
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
+# Attempts one worker process keeps in flight (docs/webhooks.md, "Delivery concurrency").
+WEBHOOK_DELIVERY_CONCURRENCY = env.int("WEBHOOK_DELIVERY_CONCURRENCY", default=16)
 # Seconds to wait before each retry after a failed attempt (decisions §7).
 WEBHOOK_RETRY_SCHEDULE = env.list(
     "WEBHOOK_RETRY_SCHEDULE",
@@ -396,5 +398,8 @@ LOGGING = {
         # Django's own handlers (plain text in DEBUG) give way to the JSON one.
         "django": {"handlers": [], "level": "INFO", "propagate": True},
         "django.server": {"handlers": [], "level": "WARNING", "propagate": True},
+        # httpx logs every request with its URL, and a merchant's webhook URL may carry
+        # a token in its query; each webhook attempt logs its own line without it.
+        "httpx": {"level": "WARNING"},
     },
 }

@@ -19,7 +19,7 @@ from paymentsvc.pagination import PageAsked
 from paymentsvc.schema import capped_page_schema
 
 from . import selectors, services
-from .delivery import DeliveryRefused, resolve_target
+from .guard import DeliveryRefused, resolve_target
 from .models import DeliveryState, EventType
 
 MAX_WEBHOOK_URLS = 10

@@ -10,27 +10,31 @@ import time
 from celery import shared_task
 from django.conf import settings
 
-from .delivery import delivery_attempt
+from .delivery import SENDING_WINDOW_SECONDS, deliveries_send
 from .selectors import deliveries_due
 
 logger = logging.getLogger(__name__)
 
-# Both limits end well inside the delivery's claim (timeout + 30 s), so a stuck task is
-# stopped before another worker may take the same delivery over.
-_ATTEMPT_LIMIT = settings.WEBHOOK_TIMEOUT_SECONDS + 10
+# A run claims for SENDING_WINDOW_SECONDS; what it claimed last may wait one attempt's
+# time for a place, then take one attempt's time. Both limits end well inside every
+# claim it took (twice the timeout + 30 s from the claim), so a stuck task is stopped
+# before another worker may take its deliveries over.
+_SENDING_LIMIT = SENDING_WINDOW_SECONDS + 2 * settings.WEBHOOK_TIMEOUT_SECONDS + 5
 
 
-# Idempotent: the claim lets a duplicate or redelivered message do nothing, so the
-# message is acknowledged only after the attempt (acks_late) and handed out again if
-# the worker dies mid-attempt.
+# The message names one delivery, but the run sends every due one, up to
+# WEBHOOK_DELIVERY_CONCURRENCY at a time: a message whose delivery another run already
+# sent still helps with the rest. Idempotent: the claims let a duplicate or
+# redelivered message do nothing twice, so the message is acknowledged only after the
+# run (acks_late) and handed out again if the worker dies mid-run.
 @shared_task(
     acks_late=True,
     reject_on_worker_lost=True,
-    soft_time_limit=_ATTEMPT_LIMIT,
-    time_limit=_ATTEMPT_LIMIT + 10,
+    soft_time_limit=_SENDING_LIMIT,
+    time_limit=_SENDING_LIMIT + 10,
 )
 def deliver_webhook(delivery_id: int):
-    return delivery_attempt(delivery_id=delivery_id)
+    return deliveries_send(first_id=delivery_id)
 
 
 @shared_task(soft_time_limit=50, time_limit=60)
@@ -64,8 +68,10 @@ def enqueue_deliveries(delivery_ids: list[int]) -> None:
 
 
 def deliveries_requeue_due(*, limit: int = 500) -> int:
-    """The sweep: queue every delivery that is due and not claimed by a live worker.
-    It is also what sends retries: a failed attempt only moves next_attempt_at."""
+    """The sweep: queue what is due and not claimed by a live worker. It is also what
+    sends retries: a failed attempt only moves next_attempt_at. A run sends every due
+    delivery, so one message per WEBHOOK_DELIVERY_CONCURRENCY of them wakes enough
+    worker processes."""
     due = deliveries_due(limit=limit)
-    enqueue_deliveries(due)
+    enqueue_deliveries(due[:: max(1, settings.WEBHOOK_DELIVERY_CONCURRENCY)])
     return len(due)

@@ -1,5 +1,6 @@
 """A real HTTP receiver on 127.0.0.1 for webhook tests."""
 
+import threading
 import time
 from http.server import BaseHTTPRequestHandler
 
@@ -16,14 +17,39 @@ class Receiver:
         # Answer one header byte at a time, this many seconds apart: every read is
         # quick, the whole answer is not.
         self.trickle = 0.0
+        # Answer as HTTP/1.1 and keep the connection open for the next request.
+        self.keep_alive = False
+        # Requests being answered right now, and the most there ever were at once.
+        self.in_flight = 0
+        self.most_in_flight = 0
+        lock = threading.Lock()
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
+            @property
+            def protocol_version(self):
+                return "HTTP/1.1" if receiver.keep_alive else "HTTP/1.0"
+
             def do_POST(self):
+                with lock:
+                    receiver.in_flight += 1
+                    receiver.most_in_flight = max(receiver.most_in_flight, receiver.in_flight)
+                try:
+                    self.answer()
+                finally:
+                    with lock:
+                        receiver.in_flight -= 1
+
+            def answer(self):
                 length = int(self.headers.get("Content-Length", 0))
                 body = self.rfile.read(length)
                 receiver.requests.append(
-                    {"headers": dict(self.headers), "body": body, "path": self.path}
+                    {
+                        "headers": dict(self.headers),
+                        "body": body,
+                        "path": self.path,
+                        "client_port": self.client_address[1],
+                    }
                 )
                 if receiver.delay:
                     time.sleep(receiver.delay)

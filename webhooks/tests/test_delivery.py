@@ -161,7 +161,7 @@ def test_a_webhook_url_the_guard_refuses_is_refused_at_creation(shop, demo, sett
     ],
 )
 def test_every_private_range_is_refused(settings, address):
-    from webhooks.delivery import DeliveryRefused, resolve_target
+    from webhooks.guard import DeliveryRefused, resolve_target
 
     settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
     host = f"[{address}]" if ":" in address else address
@@ -245,7 +245,7 @@ def test_a_trickling_answer_is_cut_off_at_the_timeout(shop, demo, receiver, sett
 
 
 def test_https_connects_to_the_checked_address_and_keeps_the_name_for_tls():
-    from webhooks.delivery import resolve_target
+    from webhooks.guard import resolve_target
 
     target = resolve_target("https://localhost:8443/hooks?x=1")
     assert target.url in ("https://127.0.0.1:8443/hooks?x=1", "https://[::1]:8443/hooks?x=1")
@@ -256,7 +256,7 @@ def test_https_connects_to_the_checked_address_and_keeps_the_name_for_tls():
 
 
 def test_only_http_and_https_targets_are_called(settings):
-    from webhooks.delivery import DeliveryRefused, resolve_target
+    from webhooks.guard import DeliveryRefused, resolve_target
 
     for url in ["ftp://example.com/x", "file:///etc/passwd", "gopher://127.0.0.1:6379/_"]:
         with pytest.raises(DeliveryRefused):
@@ -421,7 +421,7 @@ def test_after_a_rotation_both_secrets_verify_for_24_hours_then_only_the_new(sho
 
 
 def test_public_addresses_pass_the_guard(settings):
-    from webhooks.delivery import resolve_target
+    from webhooks.guard import resolve_target
 
     settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
     target = resolve_target("https://93.184.215.14:8443/hook")

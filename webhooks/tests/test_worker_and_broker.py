@@ -21,7 +21,8 @@ from standardwebhooks.webhooks import Webhook
 from conftest import ApiClient, buy_body, trader_for
 from paymentsvc.celery import app as celery_app
 from webhooks import tasks as webhook_tasks
-from webhooks.models import WebhookDelivery, WebhookEvent
+from webhooks.delivery import deliveries_send
+from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 from webhooks.tasks import deliveries_requeue_due
 
 from .receiver import Receiver
@@ -213,6 +214,52 @@ def test_beat_and_a_worker_deliver_what_was_never_queued(
         log.close()
     assert arrived, (tmp_path / "worker.log").read_text()[-3000:]
     assert WebhookDelivery.objects.get().state == "delivered"
+
+
+@pytest.mark.slow
+def test_a_delivery_whose_worker_died_mid_attempt_is_sent_again_once_its_claim_runs_out(
+    demo_transactional, receiver, run_tasks_here, tmp_path
+):
+    demo = demo_transactional
+    receiver.delay = 8  # the worker is still waiting for this answer when it is killed
+    celery_app.control.purge()  # what earlier tests queued: this one starts from none
+    log = open(tmp_path / "worker.log", "w")
+    worker = _start_worker(log, tmp_path / "beat-schedule")
+    try:
+        # Committed: its delivery is queued on commit and the worker takes it.
+        shop = ApiClient("demo-shop-key")
+        response = shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+        assert response.status_code == 201, response.content
+        arrived = _wait_for(lambda: len(receiver.requests) == 1, 60)
+    finally:
+        _kill(worker)
+        log.close()
+    assert arrived, (tmp_path / "worker.log").read_text()[-3000:]
+
+    delivery = WebhookDelivery.objects.get()
+    # The dead worker's claim still holds: nothing recorded, and nobody sends it again
+    # while a live worker might still be waiting for the answer.
+    assert (delivery.state, delivery.attempts) == ("pending", 0)
+    assert delivery.locked_until > timezone.now()
+    assert deliveries_requeue_due() == 0
+    assert deliveries_send() == 0
+
+    # The claim runs out timeout + 30 s after it was taken: move it there rather than wait.
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        locked_until=timezone.now() - timedelta(seconds=1)
+    )
+    receiver.delay = 0
+    run_tasks_here()
+    assert deliveries_requeue_due() == 1  # the sweep queues it; the task runs here
+    delivery.refresh_from_db()
+    assert (delivery.state, delivery.attempts) == ("delivered", 1)
+    assert WebhookAttempt.objects.get().status_code == 200
+    received = [
+        Webhook(SECRET).verify(r["body"], {k.lower(): v for k, v in r["headers"].items()})
+        for r in receiver.requests
+    ]
+    assert len(received) == 2  # a duplicate (same event id), never a gap
+    assert received[0]["id"] == received[1]["id"] == delivery.event_id
 
 
 @pytest.mark.slow
