@@ -143,20 +143,15 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     CACHES["default"]["BACKEND"] = "paymentsvc.cache.RedisCache"
 
 # --- Auth, i18n -----------------------------------------------------------------------
+_VALIDATION = "django.contrib.auth.password_validation"
 AUTH_PASSWORD_VALIDATORS = [
-    {
-        "NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator",
-    },
-    {
-        "NAME": "django.contrib.auth.password_validation.MinimumLengthValidator",
-        "OPTIONS": {"min_length": 12},
-    },
-    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
-    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+    {"NAME": f"{_VALIDATION}.UserAttributeSimilarityValidator"},
+    {"NAME": f"{_VALIDATION}.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},
+    {"NAME": f"{_VALIDATION}.CommonPasswordValidator"},
+    {"NAME": f"{_VALIDATION}.NumericPasswordValidator"},
 ]
 # The API speaks English whatever the client asks; the admin follows the operator's
-# browser (Accept-Language, else English); the payer's form picks Russian or English
-# itself (Russian by default).
+# browser (else English); the payer's form picks Russian or English (Russian first).
 LANGUAGE_CODE = "en"
 LANGUAGES = [("ru", "Русский"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
@@ -362,8 +357,8 @@ for _name in ("API_RATE_LIMIT", "AUTH_FAILURE_RATE_LIMIT", "ADMIN_LOGIN_RATE_LIM
 # With a token, /metrics wants `Authorization: Bearer <token>` from anywhere; without
 # one it answers only clients on this machine.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
-# Off: requests, orders, transitions and webhook attempts are not counted (the
-# counters stay at zero; /metrics still answers, its gauges computed at scrape).
+# Off: requests, orders, transitions and webhook attempts are not counted (/metrics
+# still answers, its gauges computed at scrape).
 METRICS_ENABLED = env.bool("METRICS_ENABLED", default=True)
 
 # One JSON object per line, from web, worker and beat alike (Celery keeps its hands
