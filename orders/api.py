@@ -24,7 +24,7 @@ from paymentsvc.schema import any_case_pattern, capped_page_schema, page_schema
 from webhooks.guard import DeliveryRefused, resolve_target
 
 from . import selectors, services
-from .list_page import order_list_by_page
+from .list_page import order_list_by_page, orders_by_client_order_id
 from .models import OrderStatus
 from .render import (
     render_order,
@@ -317,7 +317,7 @@ class OrderSearchByClientIdView(TerminalAPIView):
     )
     def get(self, request):
         q = parse_query(SearchByClientIdQuery, request)
-        rows = selectors.orders_by_client_order_id(
+        rows = orders_by_client_order_id(
             terminal=self.terminal, client_order_id=q["id"], size=q["size"]
         )
         # Always one page: total counts what that page holds.

@@ -1,5 +1,6 @@
 """A merchant's order list by page number (the list's common case) in two written-out
-statements: the page with its methods' names, and the capped count.
+statements: the page with its methods' names, and the capped count; and the search by
+client_order_id in one.
 
 The ORM spent more time building these two statements for each request than the
 database spends running them; here they are strings put together from the filters
@@ -181,3 +182,16 @@ def order_list_by_page(
             return cursor.fetchone()[0]
 
         return numbered_page_body(rows, page=page, size=size, count_cap=count_cap, count=count)
+
+
+def orders_by_client_order_id(*, terminal: Terminal, client_order_id: str, size: int) -> list:
+    """OrderRow tuples of the terminal's orders with this client_order_id, newest first
+    (the search), in one written-out statement like the list's page."""
+    sql = (
+        f"{_select()} WHERE {_column('terminal')} = %s AND {_column('client_order_id')} = %s"
+        f" ORDER BY {_column('created_at')} DESC, {_column('id')} DESC LIMIT %s"
+    )
+    with connection.cursor() as cursor:
+        _read_dates_plainly(cursor)
+        cursor.execute(sql, [_prep("terminal", terminal.pk), client_order_id, size])
+        return _convert(cursor.fetchall())

@@ -72,16 +72,6 @@ def order_list_page(
     )
 
 
-def orders_by_client_order_id(*, terminal: Terminal, client_order_id: str, size: int) -> list:
-    """Rows for render_rows (OrderRow.COLUMNS), newest first."""
-    return list(
-        Order.objects.with_db_clock()
-        .filter(terminal=terminal, client_order_id=client_order_id)
-        .order_by("-created_at", "-id")
-        .values_list(*OrderRow.COLUMNS)[:size]
-    )
-
-
 def order_of_terminal(*, terminal: Terminal, order_id: str) -> Order:
     order_uuid = parse_uuid(order_id)
     order = (
