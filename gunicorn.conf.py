@@ -1,9 +1,9 @@
-"""gunicorn for the web process: cores + 1 processes × 1 thread (3 × 1 on 2 cores).
+"""gunicorn for the web process: cores + 1 processes × 2 threads (3 × 2 on 2 cores).
 `make bench` compares layouts (docs/benchmarks.md): once a request's Python got cheap,
-more threads per process mostly queued on its GIL, and the extra process keeps the
-cores busy while another waits on a COMMIT's WAL flush; 3 × 1 made the most order
-creations in every run since. Slow clients are the buffering proxy's to absorb
-(docs/deploy.md), not gunicorn's threads. Override with WEB_CONCURRENCY and
+more threads per process mostly queued on its GIL, and fewer processes left a core idle
+while one waited on a COMMIT's WAL flush; 3 × 1 and 3 × 2 made the most order creations
+there, and the second thread keeps a process answering while its other request waits
+on PostgreSQL, a DNS look-up or a slow upload. Override with WEB_CONCURRENCY and
 GUNICORN_THREADS. Each thread may hold one database connection (CONN_MAX_AGE), so
 processes × threads × machines must stay under PostgreSQL's max_connections (or put
 PgBouncer in front)."""
@@ -25,7 +25,7 @@ cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os
 bind = os.environ.get("GUNICORN_BIND", f"0.0.0.0:{os.environ.get('PORT', '8000')}")
 workers = int(os.environ.get("WEB_CONCURRENCY", (cores or 1) + 1))
 worker_class = "gthread"
-threads = int(os.environ.get("GUNICORN_THREADS", 1))
+threads = int(os.environ.get("GUNICORN_THREADS", 2))
 # No request should take this long; a stuck one is killed and its process replaced.
 timeout = 30
 graceful_timeout = 20

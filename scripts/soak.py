@@ -2,7 +2,7 @@
 """Soak test (`make soak`): mixed load for a long time on a stack of its own, with a
 report every minute of what could leak.
 
-The stack: a private PostgreSQL and Redis, gunicorn (3 processes x 1 thread, as in
+The stack: a private PostgreSQL and Redis, gunicorn (3 processes x 2 threads, as in
 production), a Celery worker with beat, and a webhook receiver. The load: merchants
 creating Buy and Sell orders and form sessions, reading lists, opening disputes with
 evidence; traders confirming; webhooks delivered. Every minute: web and worker memory
@@ -214,7 +214,7 @@ def soak(minutes: float, clients: int) -> int:
         stack.manage("migrate", "--noinput", env=env)
         stack.manage("seed_demo", "--force", env=env)
         web = stack.start_gunicorn(
-            port=port, env=env, log=workdir / "web.log", workers=3, threads=1
+            port=port, env=env, log=workdir / "web.log", workers=3, threads=2
         )
         worker = stack.spawn_worker(env=env, log=workdir / "worker.log")
         say(f"stack up: PostgreSQL :{pg.port}, Redis :{redis.port}, gunicorn :{port}; {workdir}")
