@@ -16,6 +16,7 @@ from orders.services import order_complete_by_dispute, order_expire_due
 from orders.services.load import requisite_load_rebuild, utc_day
 from orders.services.matching import slot_taken
 from orders.tests.test_concurrency import in_parallel
+from paymentsvc.db import DbNow
 
 URL = "/api/v1/order/"
 NO_TRADERS = (
@@ -109,7 +110,7 @@ class TestOneByOne:
         (requisite, other) = vtb_requisites(max_pending=1)
         Requisite.objects.filter(pk=other.pk).update(is_active=False)
         order = create(demo, 1000, 1).json()
-        Order.objects.filter(pk=order["id"]).update(expires_at=timezone.now())
+        Order.objects.filter(pk=order["id"]).update(expires_at=DbNow())
         assert order_expire_due() == 1
         assert figures(requisite) == (0, Decimal(0))
         order_complete_by_dispute(order_id=order["id"], paid_amount=Decimal("900"), actor="op")
@@ -119,7 +120,7 @@ class TestOneByOne:
         demo = load_demo()
         vtb_requisites(max_pending=1)
         ids = [create(demo, 1000 + i, i).json()["id"] for i in range(2)]
-        Order.objects.filter(pk__in=ids).update(expires_at=timezone.now())
+        Order.objects.filter(pk__in=ids).update(expires_at=DbNow())
         assert create(demo, 1005, 5).status_code == 201
         assert sorted(Order.objects.filter(pk__in=ids).values_list("status", flat=True)) == [
             "Expired",

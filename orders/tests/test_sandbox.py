@@ -13,6 +13,7 @@ from finance.models import Balance, Transaction
 from finance.services import ledger_check
 from orders import tasks
 from orders.models import Order, Trader
+from paymentsvc.db import DbNow
 from webhooks.models import WebhookEvent
 
 URL = "/api/v1/order/"
@@ -239,7 +240,7 @@ def test_a_magic_order_the_merchant_cancelled_first_is_left_alone(sandbox, demo)
 
 def test_a_magic_order_past_its_expiry_expires_by_the_clock(sandbox, demo, settings):
     order = sandbox.post(URL, buy_body(demo, amount="1500.11")).json()
-    Order.objects.filter(pk=order["id"]).update(expires_at=timezone.now())
+    Order.objects.filter(pk=order["id"]).update(expires_at=DbNow())
     assert tasks.sandbox_act(order["id"]) is False
     assert Order.objects.get(pk=order["id"]).status == "Expired"
 
