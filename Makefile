@@ -96,13 +96,13 @@ form-screenshots: dev-venv browser messages
 clean:
 	rm -rf $(VENV) var staticfiles
 
-# The ledger auditor (paymentsvc/tests/reliability/test_audit.py) until stopped with
+# The ledger auditor (core/tests/reliability/test_audit.py) until stopped with
 # Ctrl-C: operations per second every 30 s; a failure prints AUDIT_SEED=<n>, and
 # `make audit AUDIT_SEED=<n>` replays that run first. `make test` runs it for 1,000
 # operations.
 audit: dev-venv
 	AUDIT_FOREVER=1 AUDIT_SEED=$(AUDIT_SEED) $(PY) -m pytest -q -x -p no:randomly \
-	  paymentsvc/tests/reliability/test_audit.py $(PYTEST_ARGS)
+	  core/tests/reliability/test_audit.py $(PYTEST_ARGS)
 
 # Backup and restore drill on a private PostgreSQL: pg_dump during load, pg_restore
 # into a fresh database, check_ledger clean, the outbox delivers what was due.

@@ -1,22 +1,22 @@
 """Fixtures shared by every app's tests. The helpers live in importable modules
-(paymentsvc.testing, demo.testing; factories in finance/tests and orders/tests) and
+(core.testing, demo.testing; factories in finance/tests and orders/tests) and
 are re-exported here for the test modules that import them from conftest."""
 
 import pytest
 
+from core import memo
+from core.testing import ApiClient, money
 from demo.testing import Demo, buy_body, load_demo, sell_body, trader_for
-from paymentsvc import memo
-from paymentsvc.testing import ApiClient, money
 
 # Every test's log lines are checked for keys, secrets and card numbers.
-pytest_plugins = ["paymentsvc.tests.log_guard"]
+pytest_plugins = ["core.tests.log_guard"]
 
 __all__ = ["ApiClient", "Demo", "buy_body", "load_demo", "money", "sell_body", "trader_for"]
 
 
 @pytest.fixture(autouse=True)
 def _forget_kept_rows():
-    """Rows kept per process (paymentsvc.memo) are forgotten between tests: a test's
+    """Rows kept per process (core.memo) are forgotten between tests: a test's
     rows vanish with its rollback, which no signal reports."""
     memo.config_changed()
     yield

@@ -78,7 +78,7 @@ logconfig_dict = {
 
 
 def child_exit(server, worker):
-    """Metrics in multiprocess mode (paymentsvc.metrics): a worker that is gone stops
+    """Metrics in multiprocess mode (core.metrics): a worker that is gone stops
     counting in live gauges; its counters keep adding up, as counters should."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess

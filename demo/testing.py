@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from django.core.management import call_command
 
-from paymentsvc.testing import ApiClient
+from core.testing import ApiClient
 
 
 @dataclass

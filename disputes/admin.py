@@ -10,10 +10,10 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from core.admin_pages import short_id
+from core.errors import ServiceError
+from core.files import private_file_response
 from finance.models import Balance
-from paymentsvc.admin_pages import short_id
-from paymentsvc.errors import ServiceError
-from paymentsvc.files import private_file_response
 from webhooks.admin import order_history
 
 from . import services

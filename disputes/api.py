@@ -2,7 +2,7 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from paymentsvc.api import (
+from core.api import (
     DateRangeMixin,
     StrictBooleanField,
     TerminalAPIView,
@@ -11,12 +11,12 @@ from paymentsvc.api import (
     paginate,
     parse_query,
 )
-from paymentsvc.errors import InvalidRequest
-from paymentsvc.fields import FormAmountField
-from paymentsvc.idempotency import idempotent
-from paymentsvc.parsers import CheckedFormParser, CheckedMultiPartParser
-from paymentsvc.schema import page_schema
-from paymentsvc.uploads import UploadSizeLimit
+from core.errors import InvalidRequest
+from core.fields import FormAmountField
+from core.idempotency import idempotent
+from core.parsers import CheckedFormParser, CheckedMultiPartParser
+from core.schema import page_schema
+from core.uploads import UploadSizeLimit
 
 from . import selectors, services
 

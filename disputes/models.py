@@ -1,9 +1,9 @@
 from django.db import models
 from django.db.models import Q
 
+from core.money import MoneyField
 from finance.models import Terminal
 from orders.models import Order
-from paymentsvc.money import MoneyField
 
 
 class Resolution(models.TextChoices):

@@ -5,10 +5,10 @@ from decimal import Decimal
 
 from django.db.models import QuerySet
 
+from core.formats import parse_uuid
+from core.money import fee_for, quantize_money
 from finance.models import Side, Terminal
 from orders.models import DISPUTE_COMPLETABLE
-from paymentsvc.formats import parse_uuid
-from paymentsvc.money import fee_for, quantize_money
 
 from .models import Dispute
 

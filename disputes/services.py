@@ -15,14 +15,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from core.error_codes import ErrorCode
+from core.errors import Conflict, Forbidden, InvalidRequest, NotFound, ServiceError
+from core.files import claim_contradicts, file_sniff, mime_allowed
+from core.formats import iso_utc, parse_uuid
+from core.money import money_number, quantize_money
 from finance.models import FeeRange, Terminal
 from orders.models import Order, Receipt
 from orders.services import order_complete_by_dispute, order_event_record
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import Conflict, Forbidden, InvalidRequest, NotFound, ServiceError
-from paymentsvc.files import claim_contradicts, file_sniff, mime_allowed
-from paymentsvc.formats import iso_utc, parse_uuid
-from paymentsvc.money import money_number, quantize_money
 from webhooks.models import EventType
 
 from .models import Dispute, DisputeFile, Resolution

@@ -2,7 +2,7 @@
 
 import re
 
-from paymentsvc.errors import InvalidRequest
+from core.errors import InvalidRequest
 
 from .models import BlacklistedAccount, MethodType
 

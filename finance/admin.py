@@ -4,8 +4,8 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
 
-from paymentsvc.admin_keys import KeyAdmin, KeyInline
-from paymentsvc.errors import ServiceError
+from core.admin_keys import KeyAdmin, KeyInline
+from core.errors import ServiceError
 
 from . import services
 from .admin_forms import (

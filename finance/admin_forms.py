@@ -6,8 +6,8 @@ import json
 from django import forms
 from django.core.exceptions import ValidationError
 
-from paymentsvc.errors import ServiceError
-from paymentsvc.formats import http_url_problem
+from core.errors import ServiceError
+from core.formats import http_url_problem
 
 from . import services
 from .accounts import normalize_account

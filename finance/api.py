@@ -2,7 +2,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serial
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from paymentsvc.api import (
+from core.api import (
     DateRangeMixin,
     StrictBooleanField,
     TerminalAPIView,
@@ -11,9 +11,9 @@ from paymentsvc.api import (
     paginate,
     parse_query,
 )
-from paymentsvc.formats import iso_utc
-from paymentsvc.money import money_number, money_str
-from paymentsvc.schema import page_schema
+from core.formats import iso_utc
+from core.money import money_number, money_str
+from core.schema import page_schema
 
 from . import selectors
 from .models import Balance, MethodType, TransactionType

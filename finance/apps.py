@@ -5,8 +5,8 @@ class FinanceConfig(AppConfig):
     name = "finance"
 
     def ready(self):
-        from paymentsvc import memo
-        from paymentsvc.auth import register_key_lookup
+        from core import memo
+        from core.auth import register_key_lookup
 
         from .models import ApiKey, Client, FeeRange, PaymentMethod, Terminal, TerminalMethod
         from .selectors import api_key_for_digest

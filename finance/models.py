@@ -15,8 +15,8 @@ import uuid
 from django.db import models
 from django.db.models import Q
 
-from paymentsvc.keys import ApiKeyBase
-from paymentsvc.money import MoneyField
+from core.keys import ApiKeyBase
+from core.money import MoneyField
 
 
 class Currency(models.TextChoices):

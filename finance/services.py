@@ -13,11 +13,11 @@ from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
 
-from paymentsvc import memo
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import InsufficientFunds, InvalidRequest, ServiceError
-from paymentsvc.keys import generate_key
-from paymentsvc.money import quantize_money
+from core import memo
+from core.error_codes import ErrorCode
+from core.errors import InsufficientFunds, InvalidRequest, ServiceError
+from core.keys import generate_key
+from core.money import quantize_money
 
 from .models import (
     ApiKey,

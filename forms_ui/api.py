@@ -2,12 +2,12 @@ from drf_spectacular.utils import extend_schema, extend_schema_field, inline_ser
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from core.api import TerminalAPIView, page_query, paginate, parse_query
+from core.fields import AmountField, ClientOrderIdField, HttpUrlField
+from core.idempotency import idempotent
+from core.schema import any_case_pattern, page_schema
 from finance.models import ButtonName, Currency, Side
 from orders.services import CUSTOMER_BANKS
-from paymentsvc.api import TerminalAPIView, page_query, paginate, parse_query
-from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
-from paymentsvc.idempotency import idempotent
-from paymentsvc.schema import any_case_pattern, page_schema
 
 from . import selectors, services
 from .models import SessionState

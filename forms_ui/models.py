@@ -2,9 +2,9 @@ import secrets
 
 from django.db import models
 
+from core.money import MoneyField
 from finance.models import ButtonName, Currency, PaymentMethod, Side, Terminal
 from orders.models import Order, OrderStatus
-from paymentsvc.money import MoneyField
 
 
 def new_session_id() -> str:

@@ -2,11 +2,11 @@
 
 from decimal import Decimal
 
+from core.error_codes import ErrorCode
+from core.errors import Conflict, InvalidRequest
 from finance.models import ButtonName, FeeRange, PaymentMethod, Side, Terminal
 from orders import services as orders
 from orders.models import Requisite
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import Conflict, InvalidRequest
 
 
 def canonical_button(value: str | None) -> str | None:

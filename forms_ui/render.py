@@ -1,7 +1,7 @@
 """Form sessions as merchants see them in the API."""
 
-from paymentsvc.formats import iso_utc
-from paymentsvc.money import money_str
+from core.formats import iso_utc
+from core.money import money_str
 
 from .models import FormSession
 from .services import form_url, shown_state

@@ -5,8 +5,8 @@ Plain form posts with CSRF, so they work without script."""
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
+from core.errors import ServiceError
 from orders.services import SandboxAction, order_simulate
-from paymentsvc.errors import ServiceError
 
 from .texts import language_for
 from .views import _missing, _page_url, _session_or_none

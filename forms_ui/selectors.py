@@ -5,11 +5,11 @@ from dataclasses import dataclass
 
 from django.db.models import Q, QuerySet
 
+from core.db import DbNow
+from core.formats import parse_uuid
 from finance.models import PaymentMethod, Terminal
 from finance.services import method_deeplink
 from orders.models import Order
-from paymentsvc.db import DbNow
-from paymentsvc.formats import parse_uuid
 
 from . import services
 from .models import FINAL_SESSION_STATES, FormSession

@@ -14,18 +14,18 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from finance.models import Side, Terminal
-from orders import services as orders
-from orders.models import OrderStatus
-from paymentsvc.db import DbNow
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import (
+from core.db import DbNow
+from core.error_codes import ErrorCode
+from core.errors import (
     Conflict,
     InvalidRequest,
     NoAvailableTraders,
     ServiceError,
     TooManyRequests,
 )
+from finance.models import Side, Terminal
+from orders import services as orders
+from orders.models import OrderStatus
 
 from .models import (
     FINAL_SESSION_STATES,

@@ -12,11 +12,11 @@ from django.views.csrf import csrf_failure as django_csrf_failure
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_POST
 
+from core.error_codes import ErrorCode
+from core.errors import ServiceError, error_response
+from core.uploads import UploadSizeLimit
 from orders.models import OrderStatus
 from orders.receipts import MAX_RECEIPT_BYTES, MAX_RECEIPTS, ReceiptRefused, receipt_attach
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import ServiceError, error_response
-from paymentsvc.uploads import UploadSizeLimit
 
 from . import offers, recovery, services
 from .models import FormSession, SessionState

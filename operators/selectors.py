@@ -26,10 +26,10 @@ from django.db.models import (
 )
 from django.db.models.functions import TruncHour
 
+from core.money import quantize_money
 from disputes.models import Dispute
 from finance.models import PaymentMethod, Terminal
 from orders.models import Order, OrderStatus, Trader
-from paymentsvc.money import quantize_money
 from webhooks.models import DeliveryState, WebhookDelivery
 
 PERIODS = {"24h": timedelta(hours=24), "7d": timedelta(days=7), "30d": timedelta(days=30)}

@@ -3,9 +3,9 @@ from django.contrib.admin.views.decorators import staff_member_required
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 
+from core.db import db_now
+from core.formats import parse_uuid
 from finance.models import Terminal
-from paymentsvc.db import db_now
-from paymentsvc.formats import parse_uuid
 
 from . import charts
 from .selectors import DEFAULT_PERIOD, PERIODS, dashboard_get

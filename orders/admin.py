@@ -11,13 +11,13 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 
+from core.admin_keys import KeyAdmin, KeyInline
+from core.admin_pages import ReadOnlyPageMixin, short_id
+from core.db import DbNow
+from core.errors import ServiceError
+from core.formats import parse_uuid
 from finance.accounts import normalize_account
 from finance.services import api_key_revoke
-from paymentsvc.admin_keys import KeyAdmin, KeyInline
-from paymentsvc.admin_pages import ReadOnlyPageMixin, short_id
-from paymentsvc.db import DbNow
-from paymentsvc.errors import ServiceError
-from paymentsvc.formats import parse_uuid
 from webhooks.admin import order_history
 
 from . import services

@@ -7,8 +7,7 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from finance.models import IntegrationType, MethodType, Side
-from paymentsvc.api import (
+from core.api import (
     DateRangeMixin,
     KeptFieldsSerializer,
     TerminalAPIView,
@@ -16,11 +15,12 @@ from paymentsvc.api import (
     page_query,
     parse_query,
 )
-from paymentsvc.errors import InvalidRequest
-from paymentsvc.fields import AmountField, ClientOrderIdField, HttpUrlField
-from paymentsvc.idempotency import idempotent
-from paymentsvc.pagination import PageAsked
-from paymentsvc.schema import any_case_pattern, capped_page_schema, page_schema
+from core.errors import InvalidRequest
+from core.fields import AmountField, ClientOrderIdField, HttpUrlField
+from core.idempotency import idempotent
+from core.pagination import PageAsked
+from core.schema import any_case_pattern, capped_page_schema, page_schema
+from finance.models import IntegrationType, MethodType, Side
 from webhooks.guard import DeliveryRefused, resolve_target
 
 from . import selectors, services

@@ -5,7 +5,7 @@ class OrdersConfig(AppConfig):
     name = "orders"
 
     def ready(self):
-        from paymentsvc import metrics
+        from core import metrics
 
         from .gauges import orders_overdue_count, orders_pending_count
 
@@ -17,8 +17,8 @@ class OrdersConfig(AppConfig):
             "Orders still Pending after their expiry (the expiry sweep is behind).",
             orders_overdue_count,
         )
-        from paymentsvc import memo
-        from paymentsvc.auth import register_key_lookup
+        from core import memo
+        from core.auth import register_key_lookup
 
         from .key_lookup import trader_key_for_digest
         from .models import Trader, TraderApiKey

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 
-from paymentsvc.formats import iso_utc
+from core.formats import iso_utc
 
 COLUMNS = [
     ("id", lambda o: o.pk),

@@ -1,8 +1,8 @@
-"""Read at every Prometheus scrape (paymentsvc.metrics): one query each, answered from
+"""Read at every Prometheus scrape (core.metrics): one query each, answered from
 the partial index on Pending orders' expiry, so the cost follows the number of
 Pending orders, not of all orders."""
 
-from paymentsvc.db import DbNow
+from core.db import DbNow
 
 from .models import Order, OrderStatus
 

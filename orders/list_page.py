@@ -15,10 +15,10 @@ from datetime import datetime
 
 from django.db import connection
 
+from core.db import db_now_sql
+from core.formats import parse_uuid
+from core.pagination import numbered_page_body
 from finance.models import PaymentMethod, Terminal
-from paymentsvc.db import db_now_sql
-from paymentsvc.formats import parse_uuid
-from paymentsvc.pagination import numbered_page_body
 
 from .models import Order, OrderStatus
 from .render import OrderRow

@@ -4,10 +4,10 @@ from datetime import datetime
 from django.db import models
 from django.db.models import Q
 
+from core.db import DbNow, db_now
+from core.keys import ApiKeyBase
+from core.money import MoneyField
 from finance.models import Currency, PaymentMethod, Reserve, Side, Terminal
-from paymentsvc.db import DbNow, db_now
-from paymentsvc.keys import ApiKeyBase
-from paymentsvc.money import MoneyField
 
 
 class Trader(models.Model):

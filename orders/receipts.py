@@ -12,15 +12,15 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import InvalidRequest
-from paymentsvc.files import (
+from core.error_codes import ErrorCode
+from core.errors import InvalidRequest
+from core.files import (
     claim_contradicts,
     file_sniff,
     mime_allowed,
     private_file_response,
 )
-from paymentsvc.formats import iso_utc
+from core.formats import iso_utc
 
 from .models import Order, OrderStatus, Receipt
 

@@ -2,8 +2,8 @@
 
 from collections import namedtuple
 
-from paymentsvc.formats import iso_utc
-from paymentsvc.money import money_number, money_str
+from core.formats import iso_utc
+from core.money import money_number, money_str
 
 from .models import Order
 

@@ -5,10 +5,10 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from paymentsvc.api import TerminalAPIView, ok
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import Forbidden
-from paymentsvc.fields import AmountField
+from core.api import TerminalAPIView, ok
+from core.error_codes import ErrorCode
+from core.errors import Forbidden
+from core.fields import AmountField
 
 from . import selectors, services
 from .api import OrderEnvelope

@@ -4,12 +4,12 @@ from datetime import datetime
 
 from django.db.models import Q, QuerySet
 
+from core.db import DbNow
+from core.error_codes import ErrorCode
+from core.errors import NotFound
+from core.formats import parse_uuid
+from core.pagination import PageAsked, list_page
 from finance.models import Terminal
-from paymentsvc.db import DbNow
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import NotFound
-from paymentsvc.formats import parse_uuid
-from paymentsvc.pagination import PageAsked, list_page
 
 from .models import Order, OrderStatus, Receipt, Trader
 from .render import OrderRow

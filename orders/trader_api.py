@@ -5,8 +5,8 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
+from core.api import TraderAPIView, ok, page_query, paginate, parse_query
 from finance.models import Side
-from paymentsvc.api import TraderAPIView, ok, page_query, paginate, parse_query
 
 from . import selectors, services
 from .api import order_envelopes

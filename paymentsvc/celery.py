@@ -3,7 +3,7 @@ import os
 
 from celery import Celery
 
-from . import broker, logs
+from core import broker, logs
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "paymentsvc.settings")
 broker.install()
@@ -41,7 +41,7 @@ BEAT_SCHEDULE = {
         "options": {"expires": 20},
     },
     "purge-idempotency-keys": {
-        "task": "paymentsvc.tasks.purge_idempotency_keys",
+        "task": "core.tasks.purge_idempotency_keys",
         "schedule": 3600.0,
         "options": {"expires": 1800},
     },

@@ -2,7 +2,7 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from .api import TerminalAPIView
+from core.api import TerminalAPIView
 
 
 class PingView(TerminalAPIView):

@@ -10,7 +10,9 @@ from urllib.parse import urlsplit
 
 import environ
 
-from .rates import parse_rate
+from core.rates import parse_rate
+
+from .logging_config import logging_config
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -55,29 +57,31 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
-    "paymentsvc",
+    "core",
+    "audit",
     "finance",
     "webhooks",
     "orders",
     "forms_ui",
     "disputes",
+    "traders",
     "operators",
     "demo",
 ]
 
 MIDDLEWARE = [
-    "paymentsvc.observability.RequestObservabilityMiddleware",
+    "core.observability.RequestObservabilityMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    "paymentsvc.middleware.ApiErrorMiddleware",
-    "paymentsvc.middleware.SecurityHeadersMiddleware",
+    "core.middleware.ApiErrorMiddleware",
+    "core.middleware.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "paymentsvc.middleware.PageLocaleMiddleware",
+    "core.middleware.PageLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django_otp.middleware.OTPMiddleware",
-    "paymentsvc.admin_site.OperatorAdminMiddleware",
+    "core.admin_site.OperatorAdminMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -140,7 +144,7 @@ else:
     }
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     # The same Redis, one client per pool and a request's counters in one trip.
-    CACHES["default"]["BACKEND"] = "paymentsvc.cache.RedisCache"
+    CACHES["default"]["BACKEND"] = "core.cache.RedisCache"
 
 # --- Auth, i18n -----------------------------------------------------------------------
 _VALIDATION = "django.contrib.auth.password_validation"
@@ -157,7 +161,7 @@ LANGUAGES = [("ru", "Русский"), ("en", "English")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 # Dates and times in the admin: one format, with the zone named (see admin_site.py).
-FORMAT_MODULE_PATH = ["paymentsvc.locale_formats"]
+FORMAT_MODULE_PATH = ["core.locale_formats"]
 USE_I18N = True
 USE_TZ = True
 
@@ -197,10 +201,10 @@ REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
     "DEFAULT_PERMISSION_CLASSES": [],
     "UNAUTHENTICATED_USER": None,
-    "DEFAULT_PARSER_CLASSES": ["paymentsvc.parsers.DecimalJSONParser"],
-    "DEFAULT_RENDERER_CLASSES": ["paymentsvc.renderers.JSONRenderer"],
-    "EXCEPTION_HANDLER": "paymentsvc.errors.api_exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "paymentsvc.schema.ServiceAutoSchema",
+    "DEFAULT_PARSER_CLASSES": ["core.parsers.DecimalJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["core.renderers.JSONRenderer"],
+    "EXCEPTION_HANDLER": "core.errors.api_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "core.schema.ServiceAutoSchema",
     "DATETIME_FORMAT": "%Y-%m-%dT%H:%M:%S.%fZ",
     "COERCE_DECIMAL_TO_STRING": True,
 }
@@ -229,8 +233,8 @@ SPECTACULAR_SETTINGS = {
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
-        "paymentsvc.schema.forbid_nul_hook",
-        "paymentsvc.schema.response_headers_hook",
+        "core.schema.forbid_nul_hook",
+        "core.schema.response_headers_hook",
     ],
 }
 
@@ -362,39 +366,6 @@ METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
 METRICS_ENABLED = env.bool("METRICS_ENABLED", default=True)
 
 # One JSON object per line, from web, worker and beat alike (Celery keeps its hands
-# off logging: paymentsvc.logs). Every line carries the request id and what is known
+# off logging: core.logs). Every line carries the request id and what is known
 # of the request; keys, secrets and account numbers are masked by the formatter.
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "filters": {"context": {"()": "paymentsvc.logs.ContextFilter"}},
-    "formatters": {
-        "json": {
-            "()": "paymentsvc.logs.JsonFormatter",
-            "timestamp": "time",
-            "fmt": [
-                "levelname",
-                "name",
-                "message",
-                "request_id",
-                "terminal_id",
-                "trader_id",
-                "route",
-                "task",
-            ],
-            "rename_fields": {"levelname": "level", "name": "logger"},
-        }
-    },
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "json", "filters": ["context"]}
-    },
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {
-        # Django's own handlers (plain text in DEBUG) give way to the JSON one.
-        "django": {"handlers": [], "level": "INFO", "propagate": True},
-        "django.server": {"handlers": [], "level": "WARNING", "propagate": True},
-        # httpx logs every request with its URL, and a merchant's webhook URL may carry
-        # a token in its query; each webhook attempt logs its own line without it.
-        "httpx": {"level": "WARNING"},
-    },
-}
+LOGGING = logging_config(env.str("LOG_LEVEL", default="INFO"))

@@ -2,10 +2,12 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from . import health, metrics
-from .admin_2fa import two_factor
-from .admin_login import throttled_admin_login
-from .fallback import api_fallback
+from core import metrics
+from core.admin_2fa import two_factor
+from core.admin_login import throttled_admin_login
+from core.fallback import api_fallback
+
+from . import health
 from .ping import PingView
 
 api_v1 = [

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
-from paymentsvc.tests.reliability import stack  # noqa: E402
+from core.tests.reliability import stack  # noqa: E402
 
 SHOP = {"X-API-Key": "demo-shop-key"}
 TRADERS = [{"X-API-Key": f"demo-trader-{i}-key"} for i in (1, 2, 3)]

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
-from paymentsvc.tests.reliability import stack  # noqa: E402
+from core.tests.reliability import stack  # noqa: E402
 
 SHOP = {"X-API-Key": "demo-shop-key"}
 FORM = {"X-API-Key": "demo-form-key"}

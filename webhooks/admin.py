@@ -14,8 +14,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.timezone import localtime
 
-from paymentsvc.admin_pages import ReadOnlyPageMixin, short_id
-from paymentsvc.formats import parse_uuid
+from core.admin_pages import ReadOnlyPageMixin, short_id
+from core.formats import parse_uuid
 
 from . import services
 from .models import WebhookAttempt, WebhookDelivery, WebhookEvent

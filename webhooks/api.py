@@ -10,13 +10,13 @@ from drf_spectacular.utils import extend_schema, extend_schema_field, inline_ser
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from paymentsvc.actors import Actor
-from paymentsvc.api import TerminalAPIView, ok, page_query, parse_query
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import NotFound
-from paymentsvc.formats import http_url_problem
-from paymentsvc.pagination import PageAsked
-from paymentsvc.schema import capped_page_schema
+from core.actors import Actor
+from core.api import TerminalAPIView, ok, page_query, parse_query
+from core.error_codes import ErrorCode
+from core.errors import NotFound
+from core.formats import http_url_problem
+from core.pagination import PageAsked
+from core.schema import capped_page_schema
 
 from . import selectors, services
 from .guard import DeliveryRefused, resolve_target

@@ -5,7 +5,7 @@ class WebhooksConfig(AppConfig):
     name = "webhooks"
 
     def ready(self):
-        from paymentsvc import metrics
+        from core import metrics
 
         from .gauges import deliveries_due_count, deliveries_oldest_due_seconds
 

@@ -22,8 +22,8 @@ from django.db import transaction
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
+from core import metrics
 from finance.services import terminal_webhook_secrets
-from paymentsvc import metrics
 
 from . import transport
 from .claims import deliveries_claim, delivery_claim

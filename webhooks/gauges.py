@@ -1,4 +1,4 @@
-"""Read at every Prometheus scrape (paymentsvc.metrics): one query each, answered from
+"""Read at every Prometheus scrape (core.metrics): one query each, answered from
 the partial index on pending deliveries' next attempt."""
 
 from django.db.models import Min

@@ -9,8 +9,8 @@ import uuid
 from django.db import models
 from django.db.models import Q
 
+from core.actors import Actor
 from finance.models import Terminal
-from paymentsvc.actors import Actor
 
 
 class EventType(models.TextChoices):

@@ -6,9 +6,9 @@ import json
 from django.db.models import Q
 from django.utils import timezone
 
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.formats import iso_utc
-from paymentsvc.pagination import PageAsked, list_page
+from core.error_codes import ErrorCode
+from core.formats import iso_utc
+from core.pagination import PageAsked, list_page
 
 from .models import DeliveryState, WebhookDelivery, WebhookEvent
 
@@ -23,7 +23,7 @@ def event_page(
     created_before=None,
 ) -> dict:
     """The page `asked` of the terminal's events, newest first; a cursor is an event
-    id (paymentsvc.pagination.list_page). Raises NotFound when a cursor is not one of
+    id (core.pagination.list_page). Raises NotFound when a cursor is not one of
     the terminal's events."""
     events = WebhookEvent.objects.filter(terminal=terminal)
     if type:

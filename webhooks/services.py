@@ -3,18 +3,18 @@ import json
 from django.db import transaction
 from django.utils import timezone
 
+from core.actors import actor_kind
+from core.db import insert_row
+from core.formats import iso_utc
+from core.livemode import livemode_of
 from finance.services import terminal_webhook_secret_rotate, terminal_webhook_urls_set
-from paymentsvc.actors import actor_kind
-from paymentsvc.db import insert_row
-from paymentsvc.formats import iso_utc
-from paymentsvc.livemode import livemode_of
 
 from .models import DeliveryState, WebhookDelivery, WebhookEvent, new_event_id
 from .tasks import enqueue_deliveries
 
 
 def terminal_livemode(terminal) -> bool:
-    """Live unless a sandbox terminal (paymentsvc.livemode's one rule): for events
+    """Live unless a sandbox terminal (core.livemode's one rule): for events
     that belong to no order."""
     return livemode_of(terminal)
 

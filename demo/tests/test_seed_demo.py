@@ -7,6 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
+from core.keys import hash_key
 from finance.accounts import luhn_ok
 from finance.models import (
     ApiKey,
@@ -17,7 +18,6 @@ from finance.models import (
     Transaction,
 )
 from orders.models import Requisite, Trader, TraderApiKey
-from paymentsvc.keys import hash_key
 
 SECRET = "whsec_ZGVtby1zaG9wLXdlYmhvb2stc2VjcmV0LTMyYnl0ZXM="
 BANK_METHODS = ["Sberbank SBP", "T-Bank SBP", "Alfa-Bank SBP", "VTB SBP", "Bank card"]

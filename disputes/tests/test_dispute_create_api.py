@@ -15,9 +15,9 @@ from django.http.multipartparser import MultiPartParser
 from django.test.client import BOUNDARY, RequestFactory, encode_multipart
 
 from conftest import ApiClient, buy_body, load_demo, sell_body
+from core.uploads import UploadSizeLimit
 from disputes.models import Dispute, DisputeFile
 from disputes.services import dispute_resolve
-from paymentsvc.uploads import UploadSizeLimit
 
 from . import files as f
 

@@ -7,9 +7,9 @@ from django.core.files.storage import FileSystemStorage
 from django.core.files.uploadedfile import TemporaryUploadedFile
 
 from conftest import buy_body
+from core.files import SNIFF_BYTES
 from disputes.models import Dispute, DisputeFile
 from disputes.services import EvidenceStorageFull, PayloadTooLarge, dispute_open, evidence_check
-from paymentsvc.files import SNIFF_BYTES
 from webhooks.models import WebhookEvent
 
 from . import files as f

@@ -16,13 +16,13 @@ from django.db.models import F
 from django.utils import timezone
 
 from conftest import ApiClient, buy_body, load_demo, sell_body, trader_for
+from core.errors import Conflict
 from disputes.models import Dispute
 from disputes.services import dispute_resolve
 from finance.models import Balance, Transaction
 from finance.services import ledger_check
 from orders.models import Order
 from orders.services import order_expire_due
-from paymentsvc.errors import Conflict
 from webhooks.models import WebhookEvent
 
 START = Decimal("100000.00")  # the demo shop's opening balance

@@ -1,5 +1,5 @@
+from core.testing import ApiClient
 from finance.tests.factories import TerminalFactory
-from paymentsvc.testing import ApiClient
 
 
 def test_balance_shows_what_was_deposited(db):

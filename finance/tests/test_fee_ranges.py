@@ -4,8 +4,8 @@ from decimal import Decimal
 
 import pytest
 
+from core.errors import InvalidRequest
 from finance.services import fee_ranges_check
-from paymentsvc.errors import InvalidRequest
 
 
 def fee_range(side="Buy", low="100", high="1000", fee="2.5", currency="RUB") -> dict:

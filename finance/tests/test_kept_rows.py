@@ -1,5 +1,5 @@
 """Keys with their terminals, and methods with their fee ranges, are kept per process
-between requests (paymentsvc.memo); a change is seen by the very next request, in this
+between requests (core.memo); a change is seen by the very next request, in this
 process at once and in every other once the shared generation moves."""
 
 from decimal import Decimal
@@ -7,11 +7,11 @@ from decimal import Decimal
 from django.core.cache import cache
 from django.utils import timezone
 
+from core import memo
+from core.testing import ApiClient
 from finance.models import ApiKey, FeeRange, Terminal
 from finance.services import api_key_revoke
 from finance.tests.factories import TerminalFactory
-from paymentsvc import memo
-from paymentsvc.testing import ApiClient
 
 BALANCE = "/api/v1/finance/balance"
 

@@ -3,11 +3,11 @@ from decimal import Decimal
 import pytest
 from django.core.management import CommandError, call_command
 
+from core.errors import InsufficientFunds
 from finance.models import Balance
 from finance.services import balance_adjust, ledger_check
 from finance.tests.factories import TerminalFactory
 from orders.tests.factories import RequisiteFactory, buy_order, sell_order
-from paymentsvc.errors import InsufficientFunds
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
 import pytest
 
+from core.testing import ApiClient
 from finance.tests.factories import CardMethodFactory, PaymentMethodFactory, TerminalFactory
-from paymentsvc.testing import ApiClient
 
 URL = "/api/v1/finance/payment_methods"
 

@@ -2,10 +2,10 @@ from decimal import Decimal
 
 import pytest
 
+from core.testing import ApiClient
 from finance.services import balance_adjust
 from finance.tests.factories import PaymentMethodFactory, TerminalFactory
 from orders.tests.factories import RequisiteFactory
-from paymentsvc.testing import ApiClient
 
 URL = "/api/v1/finance/transactions"
 

@@ -2,7 +2,7 @@
 
 import django.db.models.deletion
 import forms_ui.models
-import paymentsvc.money
+import core.money
 from django.db import migrations, models
 
 
@@ -22,7 +22,7 @@ class Migration(migrations.Migration):
                 ('id', models.CharField(default=forms_ui.models.new_session_id, editable=False, max_length=64, primary_key=True, serialize=False)),
                 ('client_order_id', models.CharField(max_length=64)),
                 ('order_side', models.CharField(choices=[('Buy', 'Buy'), ('Sell', 'Sell')], default='Buy', max_length=4)),
-                ('amount', paymentsvc.money.MoneyField(decimal_places=2, max_digits=20)),
+                ('amount', core.money.MoneyField(decimal_places=2, max_digits=20)),
                 ('currency', models.CharField(choices=[('RUB', 'RUB')], default='RUB', max_length=3)),
                 ('button_name', models.CharField(blank=True, choices=[('AlfaPay', 'AlfaPay'), ('SberPay', 'SberPay'), ('TPay', 'TPay'), ('VTBPay', 'VTBPay')], max_length=10, null=True)),
                 ('customer_bank', models.CharField(blank=True, max_length=30, null=True)),

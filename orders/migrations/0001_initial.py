@@ -2,7 +2,7 @@
 
 import django.db.models.deletion
 import django.utils.timezone
-import paymentsvc.money
+import core.money
 import uuid
 from django.db import migrations, models
 
@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
                 ('holder_name', models.CharField(max_length=200)),
                 ('account', models.CharField(max_length=64)),
                 ('is_active', models.BooleanField(default=True)),
-                ('daily_limit', paymentsvc.money.MoneyField(decimal_places=2, default=100000000, help_text='Turnover per UTC day', max_digits=20)),
+                ('daily_limit', core.money.MoneyField(decimal_places=2, default=100000000, help_text='Turnover per UTC day', max_digits=20)),
                 ('max_pending', models.PositiveIntegerField(blank=True, help_text='Pending orders at once; empty: no cap beyond one per amount', null=True)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('method', models.ForeignKey(on_delete=django.db.models.deletion.PROTECT, related_name='requisites', to='finance.paymentmethod')),
@@ -47,12 +47,12 @@ class Migration(migrations.Migration):
                 ('currency', models.CharField(choices=[('RUB', 'RUB')], default='RUB', max_length=3)),
                 ('side', models.CharField(choices=[('Buy', 'Buy'), ('Sell', 'Sell')], max_length=4)),
                 ('status', models.CharField(choices=[('Pending', 'Pending'), ('Completed', 'Completed'), ('Cancelled', 'Cancelled'), ('Expired', 'Expired')], default='Pending', max_length=10)),
-                ('requested_amount', paymentsvc.money.MoneyField(decimal_places=2, max_digits=20)),
-                ('amount', paymentsvc.money.MoneyField(decimal_places=2, max_digits=20)),
+                ('requested_amount', core.money.MoneyField(decimal_places=2, max_digits=20)),
+                ('amount', core.money.MoneyField(decimal_places=2, max_digits=20)),
                 ('fee', models.DecimalField(decimal_places=2, max_digits=7)),
-                ('fixed_fee', paymentsvc.money.MoneyField(decimal_places=2, default=0, max_digits=20)),
-                ('fee_amount', paymentsvc.money.MoneyField(decimal_places=2, max_digits=20)),
-                ('paid_amount', paymentsvc.money.MoneyField(blank=True, decimal_places=2, max_digits=20, null=True)),
+                ('fixed_fee', core.money.MoneyField(decimal_places=2, default=0, max_digits=20)),
+                ('fee_amount', core.money.MoneyField(decimal_places=2, max_digits=20)),
+                ('paid_amount', core.money.MoneyField(blank=True, decimal_places=2, max_digits=20, null=True)),
                 ('holder_name', models.CharField(blank=True, max_length=200)),
                 ('holder_account', models.CharField(blank=True, max_length=64)),
                 ('customer_name', models.CharField(blank=True, max_length=200, null=True)),

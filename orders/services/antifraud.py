@@ -2,10 +2,10 @@
 
 from django.conf import settings
 
+from core.db import DbNow
+from core.error_codes import ErrorCode
+from core.errors import TooManyRequests
 from finance.models import Terminal
-from paymentsvc.db import DbNow
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import TooManyRequests
 
 from ..models import Order, OrderStatus
 

@@ -9,13 +9,13 @@ from decimal import Decimal
 
 from django.db import transaction
 
+from core import metrics
+from core.db import DbNow
+from core.error_codes import ErrorCode
+from core.errors import Conflict, NotFound
+from core.money import fee_for, quantize_money
 from finance.models import Side
 from finance.services import balance_credit, balance_lock, balance_post, balance_void
-from paymentsvc import metrics
-from paymentsvc.db import DbNow
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import Conflict, NotFound
-from paymentsvc.money import fee_for, quantize_money
 from webhooks.models import EventType
 
 from ..models import DISPUTE_COMPLETABLE, ORDER_TRANSITIONS, Order, OrderStatus

@@ -26,7 +26,7 @@ from django.db import connection, transaction
 from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
-from paymentsvc.db import db_now
+from core.db import db_now
 
 from ..models import Order, OrderStatus, Requisite, RequisiteLoad
 

@@ -20,9 +20,9 @@ from decimal import Decimal
 from django.db import IntegrityError, connection
 from django.db.models import Q
 
+from core.db import DbNow
+from core.money import quantize_money
 from finance.models import PaymentMethod, Side
-from paymentsvc.db import DbNow
-from paymentsvc.money import quantize_money
 
 from ..models import Order, OrderStatus, Requisite, RequisiteLoad, Trader
 from . import load

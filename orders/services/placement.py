@@ -8,14 +8,14 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
+from core import metrics
+from core.db import DbNow, advisory_xact_lock
+from core.error_codes import ErrorCode
+from core.errors import Conflict, InvalidRequest, NoAvailableTraders
+from core.money import fee_for, quantize_money
 from finance.accounts import account_is_blacklisted, normalize_account
 from finance.models import FeeRange, PaymentMethod, Side, Terminal
 from finance.services import balance_reserve, balance_void, method_deeplink
-from paymentsvc import metrics
-from paymentsvc.db import DbNow, advisory_xact_lock
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import Conflict, InvalidRequest, NoAvailableTraders
-from paymentsvc.money import fee_for, quantize_money
 from webhooks.models import EventType
 
 from .. import hooks

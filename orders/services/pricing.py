@@ -4,15 +4,15 @@ from decimal import Decimal
 
 from django.db.models import F
 
+from core import memo
+from core.error_codes import ErrorCode, message_for
+from core.errors import Conflict, NotFound
+from core.formats import parse_uuid
 from finance.models import FeeRange, PaymentMethod, Terminal, TerminalMethod
-from paymentsvc import memo
-from paymentsvc.error_codes import ErrorCode, message_for
-from paymentsvc.errors import Conflict, NotFound
-from paymentsvc.formats import parse_uuid
 
 LIMITS_MESSAGE = message_for(ErrorCode.AMOUNT_OUT_OF_LIMITS)
 # What method_resolve found, kept per process while no method, fee range or terminal
-# changed anywhere (paymentsvc.memo).
+# changed anywhere (core.memo).
 _resolved = memo.Memo("methods and fee ranges")
 
 
@@ -43,7 +43,7 @@ def method_resolve(
     """The method a request names and its fee ranges for `side`; 404 if it names
     nothing. One query when the method has ranges for the side (every order that
     goes on to be created), a second only to tell 404 from 'no such side'; none while
-    the answer is kept (paymentsvc.memo)."""
+    the answer is kept (core.memo)."""
     kept_as = (terminal.pk, terminal.currency, side, payment_method_id, method_type, nspk_code)
     kept = _resolved.get(kept_as)
     if kept is not None:

@@ -23,11 +23,11 @@ from enum import StrEnum
 from celery import current_app
 from django.db import transaction
 
+from core.db import DbNow
+from core.error_codes import ErrorCode
+from core.errors import Forbidden, InvalidRequest, NoAvailableTraders
+from core.money import quantize_money
 from finance.models import Side, Terminal
-from paymentsvc.db import DbNow
-from paymentsvc.error_codes import ErrorCode
-from paymentsvc.errors import Forbidden, InvalidRequest, NoAvailableTraders
-from paymentsvc.money import quantize_money
 
 from ..models import Order, OrderStatus
 from .lifecycle import OrderNotPending, order_cancel, order_confirm, order_expire_now

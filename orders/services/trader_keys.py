@@ -1,6 +1,6 @@
 """Trader API keys."""
 
-from paymentsvc.keys import generate_key
+from core.keys import generate_key
 
 from ..models import TraderApiKey
 

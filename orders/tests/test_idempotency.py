@@ -1,11 +1,11 @@
 import pytest
 
+from core.models import IdempotencyRecord
+from core.testing import ApiClient
 from finance.models import Balance
 from finance.tests.factories import PaymentMethodFactory, TerminalFactory
 from orders.models import Order
 from orders.tests.factories import RequisiteFactory
-from paymentsvc.models import IdempotencyRecord
-from paymentsvc.testing import ApiClient
 
 URL = "/api/v1/order/"
 
@@ -77,7 +77,7 @@ def hold_key_lock(scope: str, key: str):
 
     from django.db import connection
 
-    from paymentsvc.idempotency import KeyLock
+    from core.idempotency import KeyLock
 
     held, release = threading.Event(), threading.Event()
 

@@ -5,12 +5,12 @@ from datetime import timedelta
 from decimal import Decimal
 
 from conftest import buy_body, sell_body, trader_for
+from core.db import db_now
 from finance.models import PaymentMethod
 from orders.models import Requisite, RequisiteLoad
 from orders.services import matching
 from orders.services.load import utc_day
 from orders.tests.clock import orders_age
-from paymentsvc.db import db_now
 
 URL = "/api/v1/order/"
 

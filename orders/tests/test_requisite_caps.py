@@ -11,12 +11,12 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from conftest import ApiClient, buy_body, load_demo, sell_body, trader_for
+from core.db import DbNow
 from orders.models import Order, Requisite, RequisiteLoad
 from orders.services import order_complete_by_dispute, order_expire_due
 from orders.services.load import requisite_load_rebuild, utc_day
 from orders.services.matching import slot_taken
 from orders.tests.test_concurrency import in_parallel
-from paymentsvc.db import DbNow
 
 URL = "/api/v1/order/"
 NO_TRADERS = (

@@ -9,11 +9,11 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from conftest import ApiClient, buy_body, sell_body, trader_for
+from core.db import DbNow
 from finance.models import Balance, Transaction
 from finance.services import ledger_check
 from orders import tasks
 from orders.models import Order, Trader
-from paymentsvc.db import DbNow
 from webhooks.models import WebhookEvent
 
 URL = "/api/v1/order/"
@@ -83,7 +83,7 @@ def test_events_carry_the_orders_own_livemode_and_actor_sandbox(sandbox, demo):
 
 
 def test_livemode_is_one_rule_for_terminals_orders_metrics_and_the_outbox(sandbox, shop, demo):
-    from paymentsvc.metrics import livemode_label
+    from core.metrics import livemode_label
     from webhooks.services import terminal_livemode
 
     assert (demo.shop.livemode, demo.sandbox_shop.livemode) == (True, False)

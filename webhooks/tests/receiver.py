@@ -4,7 +4,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler
 
-from paymentsvc.testing import LocalServer
+from core.testing import LocalServer
 
 
 class Receiver:

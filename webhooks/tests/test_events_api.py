@@ -10,11 +10,11 @@ from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
 from conftest import ApiClient, buy_body, trader_for
+from core.actors import actor_kind
 from disputes.models import Dispute
 from disputes.services import dispute_resolve
 from orders.models import Order
 from orders.services import order_expire_due
-from paymentsvc.actors import actor_kind
 from webhooks.models import WebhookEvent
 
 from .conftest import SECRET, deliver_all

@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from paymentsvc_client import Client, RetryPolicy  # noqa: E402
 
 from conftest import load_demo  # noqa: E402
-from paymentsvc.testing import LocalServer  # noqa: E402
+from core.testing import LocalServer  # noqa: E402
 
 SECRET = "whsec_ZGVtby1zaG9wLXdlYmhvb2stc2VjcmV0LTMyYnl0ZXM="
 SHOP_KEY = "demo-shop-key"
@@ -29,7 +29,7 @@ FAST_RETRIES = RetryPolicy(max_retries=3, backoff=0.05, max_backoff=0.2)
 def has_route(path: str) -> bool:
     """Whether the service routes this path to a view of its own (rather than to the
     JSON 404 of unknown /api/ routes)."""
-    from paymentsvc.fallback import api_fallback
+    from core.fallback import api_fallback
 
     try:
         match = resolve(path)

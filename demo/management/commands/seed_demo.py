@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
+from core.keys import hash_key
 from finance.accounts import luhn_ok
 from finance.models import (
     ApiKey,
@@ -32,7 +33,6 @@ from finance.services import (
 )
 from orders.models import Requisite, Trader, TraderApiKey
 from orders.services import trader_key_issue
-from paymentsvc.keys import hash_key
 
 WEBHOOK_SECRET = "whsec_ZGVtby1zaG9wLXdlYmhvb2stc2VjcmV0LTMyYnl0ZXM="
 

@@ -10,7 +10,7 @@ from .error_codes import ErrorCode
 from .errors import error_response
 from .formats import NUL_MESSAGE, querydict_holds_nul
 
-logger = logging.getLogger("paymentsvc.errors")
+logger = logging.getLogger("core.errors")
 
 
 class ApiErrorMiddleware:

@@ -10,9 +10,9 @@ import pytest
 from django.test import Client
 
 from conftest import ApiClient, buy_body
-from paymentsvc import logs
+from core import logs
+from core.tests.log_guard import _service_handler, leaks
 from paymentsvc.celery import app as celery_app
-from paymentsvc.tests.log_guard import _service_handler, leaks
 
 
 @pytest.fixture
@@ -100,7 +100,7 @@ def test_tasks_queued_by_a_request_carry_its_id_in_the_message_headers():
 def test_a_worker_runs_a_task_under_the_request_id_it_carries(log_lines):
     seen = {}
 
-    @celery_app.task(name="paymentsvc.tests.probe_request_id")
+    @celery_app.task(name="core.tests.probe_request_id")
     def probe():
         seen["id"] = logs.current("request_id")
         logging.getLogger("webhooks.delivery").info("inside the task")
@@ -109,14 +109,14 @@ def test_a_worker_runs_a_task_under_the_request_id_it_carries(log_lines):
     assert seen["id"] == "from-the-request"
     line = next(line for line in log_lines() if line["message"] == "inside the task")
     assert line["request_id"] == "from-the-request"
-    assert line["task"] == "paymentsvc.tests.probe_request_id"
+    assert line["task"] == "core.tests.probe_request_id"
     assert logs.current("request_id") is None  # the context ends with the task
 
 
 def test_a_task_not_started_by_a_request_logs_under_its_task_id():
     seen = {}
 
-    @celery_app.task(name="paymentsvc.tests.probe_task_id")
+    @celery_app.task(name="core.tests.probe_task_id")
     def probe():
         seen["id"] = logs.current("request_id")
 
@@ -158,7 +158,7 @@ def test_a_traceback_is_masked_too(log_lines):
     try:
         raise ValueError("Failing row contains (2200123456789012, whsec_c2VjcmV0c2VjcmV0)")
     except ValueError:
-        logging.getLogger("paymentsvc.errors").exception("Unhandled error")
+        logging.getLogger("core.errors").exception("Unhandled error")
     line = log_lines()[-1]
     assert "2200123456789012" not in json.dumps(line)
     assert "c2VjcmV0c2VjcmV0" not in json.dumps(line)

@@ -13,7 +13,7 @@ from rest_framework.exceptions import ErrorDetail
 from rest_framework.renderers import JSONRenderer as DRFRenderer
 from rest_framework.utils.serializer_helpers import ReturnDict
 
-from paymentsvc.renderers import JSONRenderer
+from core.renderers import JSONRenderer
 
 SAMPLES = [
     {"success": True, "message": "OK", "orders": {"total": 0, "items": []}},

@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 COUNT = """
 import django
 django.setup()
-from paymentsvc import metrics
+from core import metrics
 for _ in range({n}):
     metrics.order_transitioned(to="Completed", actor="trader:7")
     metrics.http_request_observed(method="POST", route="/api/v1/order/", status=201, seconds=0.05)
@@ -23,7 +23,7 @@ metrics.webhook_delivery_attempted(state="delivered")
 SCRAPE = """
 import django
 django.setup()
-from paymentsvc import metrics
+from core import metrics
 metrics._scrape_gauges.clear()  # no database here: counters only
 print(metrics.exposition().decode())
 """

@@ -17,12 +17,12 @@ import time_machine
 from django.utils import timezone
 
 from conftest import buy_body, sell_body, trader_for
+from core.db import db_now
 from finance.models import Balance
 from finance.services import ledger_check
 from forms_ui.models import FormSession
 from orders.models import Order
 from orders.services import order_expire_due
-from paymentsvc.db import db_now
 
 pytestmark = pytest.mark.django_db
 

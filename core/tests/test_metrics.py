@@ -9,7 +9,7 @@ from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from conftest import buy_body, trader_for
-from paymentsvc.metrics import actor_label
+from core.metrics import actor_label
 from webhooks.delivery import delivery_attempt
 from webhooks.models import WebhookDelivery
 from webhooks.tests.receiver import Receiver

@@ -8,7 +8,7 @@ import pytest
 from kombu import Connection
 from kombu.transport.virtual import Empty
 
-from paymentsvc.broker import Transport
+from core.broker import Transport
 
 TOTAL, WRITERS = 300, 3
 

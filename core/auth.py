@@ -2,7 +2,7 @@
 a terminal key on a trader route (or the reverse) is simply an invalid key.
 
 Core owns no keys: each app that does registers a look-up for its key space
-(`register_key_lookup`, from its AppConfig.ready), so `paymentsvc` imports no app.
+(`register_key_lookup`, from its AppConfig.ready), so `core` imports no app.
 
 Failed attempts (no key, or a wrong one) are counted per client address; past
 AUTH_FAILURE_RATE_LIMIT the address is refused with 429 before any database look-up,
@@ -10,7 +10,7 @@ whatever key it sends, until its window passes. Other addresses are not affected
 
 One trip to the shared cache per request: the failed-auth count, the key's rate-limit
 count (left on the request for ApiKeyRateThrottle) and the configuration generation
-under which keys are kept per process (paymentsvc.memo) come in one pipeline, before
+under which keys are kept per process (core.memo) come in one pipeline, before
 any database look-up."""
 
 import time
@@ -105,7 +105,7 @@ class _KeyAuthentication(BaseAuthentication):
         return principal, key
 
     def _lookup(self, digest: str):
-        """The key row for `digest` with its owner, kept per process (paymentsvc.memo)."""
+        """The key row for `digest` with its owner, kept per process (core.memo)."""
         kept = self.keys.get(digest)
         if kept is not None:
             return kept[0]

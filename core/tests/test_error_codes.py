@@ -3,12 +3,8 @@ exceptions answer with the status their code is catalogued with."""
 
 import pytest
 
-from disputes.services import DisputeExists, PayloadTooLarge, UnsupportedFileType
-from finance.services import LedgerError
-from forms_ui.services import SessionStateError
-from orders.services import OrderNotPending
-from paymentsvc.error_codes import CATALOGUE, ErrorCode, message_for, status_for
-from paymentsvc.errors import (
+from core.error_codes import CATALOGUE, ErrorCode, message_for, status_for
+from core.errors import (
     Conflict,
     Forbidden,
     InsufficientFunds,
@@ -19,6 +15,10 @@ from paymentsvc.errors import (
     TooManyRequests,
     error_body,
 )
+from disputes.services import DisputeExists, PayloadTooLarge, UnsupportedFileType
+from finance.services import LedgerError
+from forms_ui.services import SessionStateError
+from orders.services import OrderNotPending
 
 
 def test_every_code_is_catalogued():

@@ -1,10 +1,10 @@
 import pytest
 from django.test import Client
 
+from core.testing import ApiClient
 from finance.services import api_key_issue, api_key_revoke
 from finance.tests.factories import TerminalFactory
 from orders.tests.factories import TraderFactory
-from paymentsvc.testing import ApiClient
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def test_ping_checks_the_key(shop, anonymous):
     ],
 )
 def test_rate_limit_setting_forms(rate, expected):
-    from paymentsvc.rates import parse_rate
+    from core.rates import parse_rate
 
     parsed = parse_rate(rate)
     assert (parsed.count, parsed.seconds) == expected
@@ -109,7 +109,7 @@ def test_rate_limit_setting_forms(rate, expected):
 
 @pytest.mark.parametrize("rate", ["", "fast", "10/week", "10/0s", "-1/min", "1.5/min"])
 def test_a_rate_setting_that_does_not_parse_names_itself(rate):
-    from paymentsvc.rates import parse_rate
+    from core.rates import parse_rate
 
     with pytest.raises(ValueError, match="AUTH_FAILURE_RATE_LIMIT must look like 1200/min"):
         parse_rate(rate, name="AUTH_FAILURE_RATE_LIMIT")

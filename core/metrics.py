@@ -81,13 +81,13 @@ HTTP_METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 
 def actor_label(actor: str) -> str:
     """An actor string as a label value: its kind, by the one rule of
-    paymentsvc.actors (the words of product.md §12, as events carry them)."""
+    core.actors (the words of product.md §12, as events carry them)."""
     return actor_kind(actor)
 
 
 def livemode_label(obj) -> str:
     """ "true" or "false": an order's stored livemode, or a terminal's, by the one
-    rule of paymentsvc.livemode."""
+    rule of core.livemode."""
     return "true" if livemode_of(obj) else "false"
 
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error, positive_data_acceptance
 from schemathesis.generation.meta import CoveragePhaseData, CoverageScenario
 
-from paymentsvc.formats import holds_nul
+from core.formats import holds_nul
 from paymentsvc.wsgi import application
 
 MAX_EXAMPLES = int(os.environ.get("FUZZ_MAX_EXAMPLES", "30"))

@@ -5,7 +5,7 @@ operators.
 An entry is used only while the shared configuration generation is the one it was
 read under. Every change to a watched model bumps the generation once its transaction
 commits (`watch`), so the next request of every process reads afresh; the request reads
-the generation in the same trip to the cache as its rate-limit count (paymentsvc.auth),
+the generation in the same trip to the cache as its rate-limit count (core.auth),
 so keeping entries costs no round trip of its own. Nothing is kept or used when the
 generation is unknown (the shared cache is down, or a request that did not read it):
 those reads go to the database. Entries also age out after MAX_AGE seconds, in case a

@@ -16,8 +16,11 @@ def settings_dirs() -> list:
     return dirs
 
 
-class PaymentsvcConfig(AppConfig):
-    name = "paymentsvc"
+class CoreConfig(AppConfig):
+    name = "core"
+    # The label the idempotency table and its migrations were made under, kept so a
+    # deployed database needs no change.
+    label = "paymentsvc"
     verbose_name = "Service infrastructure"
 
     def ready(self):

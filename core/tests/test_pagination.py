@@ -6,9 +6,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core.testing import ApiClient
 from finance.tests.factories import TerminalFactory
 from orders.tests.factories import RequisiteFactory
-from paymentsvc.testing import ApiClient
 
 URL = "/api/v1/order/"
 

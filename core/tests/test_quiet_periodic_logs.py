@@ -6,9 +6,9 @@ import logging
 import pytest
 from celery.app import trace
 
+from core.tasks import purge_idempotency_keys
 from orders.tasks import expire_orders
 from paymentsvc.celery import PERIODIC_TASKS
-from paymentsvc.tasks import purge_idempotency_keys
 
 
 def emit(logger: str, level: int, msg: str, args) -> None:

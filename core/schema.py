@@ -39,7 +39,7 @@ def page_schema(name: str, item: serializers.Serializer) -> serializers.Serializ
 def capped_page_schema(
     name: str, item: serializers.Serializer, *, rows: str, cap_setting: str
 ) -> serializers.Serializer:
-    """The envelope of a list counted up to a cap (paymentsvc.pagination): page_schema's
+    """The envelope of a list counted up to a cap (core.pagination): page_schema's
     fields, then `has_more` and `total_is_estimate`."""
     return inline_serializer(
         name,
@@ -89,7 +89,7 @@ class ServiceAutoSchema(AutoSchema):
 
 
 class TerminalKeyScheme(OpenApiAuthenticationExtension):
-    target_class = "paymentsvc.auth.TerminalKeyAuthentication"
+    target_class = "core.auth.TerminalKeyAuthentication"
     name = "TerminalKey"
 
     def get_security_definition(self, auto_schema):
@@ -102,7 +102,7 @@ class TerminalKeyScheme(OpenApiAuthenticationExtension):
 
 
 class TraderKeyScheme(OpenApiAuthenticationExtension):
-    target_class = "paymentsvc.auth.TraderKeyAuthentication"
+    target_class = "core.auth.TraderKeyAuthentication"
     name = "TraderKey"
 
     def get_security_definition(self, auto_schema):

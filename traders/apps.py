@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class TradersConfig(AppConfig):
+    name = "traders"
+    verbose_name = "Traders"
