@@ -13,6 +13,7 @@ class Actor(models.TextChoices):
     PAYER = "payer", "payer"
     SYSTEM = "system", "system"
     SANDBOX = "sandbox", "sandbox"
+    DEVICE = "device", "device"
 
 
 _ALIASES = {"expiry": Actor.SYSTEM, "sweep": Actor.SYSTEM}

@@ -1,6 +1,7 @@
 import uuid
 from datetime import datetime
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
@@ -17,6 +18,14 @@ class Trader(models.Model):
     sandbox = models.BooleanField(
         default=False,
         help_text="Serves only sandbox terminals' orders (and live terminals never reach it)",
+    )
+    # The one user who signs in to this trader's cabinet (/trader/login/).
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="trader",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -36,6 +45,12 @@ class TraderApiKey(ApiKeyBase):
         verbose_name = "trader API key"
 
 
+class RequisiteDisabledReason(models.TextChoices):
+    TRADER = "trader", "trader"
+    OPERATOR = "operator", "operator"
+    AUTO_EXPIRED = "auto_expired", "auto_expired"
+
+
 class Requisite(models.Model):
     """A trader's card or SBP phone for one concrete (bank) payment method."""
 
@@ -50,6 +65,17 @@ class Requisite(models.Model):
         null=True,
         blank=True,
         help_text="Pending orders at once; empty: no cap beyond one per amount",
+    )
+    # The requisite's own amount range, inside the method's (empty: no bound).
+    min_amount = MoneyField(null=True, blank=True)
+    max_amount = MoneyField(null=True, blank=True)
+    # Switched off after this many orders in a row ended Expired by the clock (empty: never).
+    auto_disable_after = models.PositiveIntegerField(null=True, blank=True)
+    # Expired-by-the-clock orders in a row since the last one that did not expire.
+    expired_in_a_row = models.PositiveIntegerField(default=0)
+    # Why is_active is off: null while on.
+    disabled_reason = models.CharField(
+        max_length=16, null=True, blank=True, choices=RequisiteDisabledReason.choices
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
