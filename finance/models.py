@@ -147,6 +147,9 @@ class FeeRange(models.Model):
     max_amount = MoneyField()
     fee = models.DecimalField(max_digits=7, decimal_places=2, help_text="Percent")
     fixed_fee = MoneyField(default=0)
+    # The trader's reward, a percent of the order's paid amount (Buy) or amount (Sell);
+    # never shown to merchants.
+    trader_reward_percent = models.DecimalField(max_digits=7, decimal_places=2, default=0)
 
     class Meta:
         ordering = ["side", "min_amount"]

@@ -169,6 +169,9 @@ class Order(models.Model):
     fixed_fee = MoneyField(default=0)
     fee_amount = MoneyField()
     paid_amount = MoneyField(null=True, blank=True)
+    # The trader's reward on this order (set when it completes); the platform's revenue
+    # is fee_amount minus it.
+    trader_reward = MoneyField(null=True, blank=True)
     reserve = models.OneToOneField(
         Reserve, on_delete=models.PROTECT, null=True, blank=True, related_name="order"
     )
