@@ -1,14 +1,12 @@
 """Idempotency-Key for the POSTs that create things (decisions §6b)."""
 
-import fcntl
+import functools
 import hashlib
 import json
-import os
 from datetime import timedelta
-from pathlib import Path
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import connection, transaction
 from django.http import HttpResponse
 from django.utils import timezone
 from rest_framework.response import Response
@@ -21,43 +19,41 @@ from .renderers import JSONRenderer
 HEADER = "HTTP_IDEMPOTENCY_KEY"
 
 
-class KeyLock:
-    """Held for the life of the request that owns a key, by something that dies with
-    it: on PostgreSQL a session advisory lock of the request's connection (freed when
-    the process or its connection dies, on every machine); on SQLite, whose database
-    is one machine's file, an flock on a per-key file (freed by the OS when the
-    process dies). A repeat that can take the lock knows the owner is gone."""
+def _key_locked(scope: str, key: str) -> bool:
+    """Take the key's lock for the rest of the current transaction; False when another
+    request's transaction holds it (that request is making the key's resource now).
 
-    def __init__(self, scope: str, key: str):
-        digest = hashlib.sha256(f"{scope}\n{key}".encode()).digest()
-        self.number = int.from_bytes(digest[:8], "big", signed=True)
-        self.name = digest.hex()[:32]
-        self._fd = None
-
-    def acquire(self) -> bool:
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_try_advisory_lock(%s)", [self.number])
-                return bool(cursor.fetchone()[0])
-        directory = Path(settings.VAR_DIR) / "idempotency-locks"
-        directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(directory / self.name, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(fd)
-            return False
-        self._fd = fd
+    PostgreSQL: a transaction-scoped advisory lock, freed at commit or rollback, or
+    when the connection dies, and never left behind on a pooled server connection
+    (PgBouncer in transaction mode). SQLite: every write transaction holds the
+    database's write lock from BEGIN (IMMEDIATE mode), so one key's requests already
+    run one after another and the later ones find the stored answer."""
+    if connection.vendor != "postgresql":
         return True
+    digest = hashlib.sha256(f"idempotency\n{scope}\n{key}".encode()).digest()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_try_advisory_xact_lock(%s)", [int.from_bytes(digest[:8], "big", signed=True)]
+        )
+        return bool(cursor.fetchone()[0])
 
-    def release(self) -> None:
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_unlock(%s)", [self.number])
-        elif self._fd is not None:
-            fcntl.flock(self._fd, fcntl.LOCK_UN)
-            os.close(self._fd)
-            self._fd = None
+
+def _insert(*, scope: str, key: str, fingerprint: str) -> int | None:
+    """INSERT the key's record unless it exists: the one statement that decides the
+    key's owner. Its id when this request inserted it, else None."""
+    meta = IdempotencyRecord._meta
+    quote = connection.ops.quote_name
+    created_at = meta.get_field("created_at").get_db_prep_value(timezone.now(), connection)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {quote(meta.db_table)}"
+            f" ({quote('scope')}, {quote('key')}, {quote('fingerprint')}, {quote('created_at')})"
+            f" VALUES (%s, %s, %s, %s) ON CONFLICT ({quote('scope')}, {quote('key')})"
+            f" DO NOTHING RETURNING {quote('id')}",
+            [scope, key, fingerprint, created_at],
+        )
+        row = cursor.fetchone()
+    return row[0] if row else None
 
 
 def _fingerprint(request) -> str:
@@ -105,56 +101,41 @@ def _in_flight() -> HttpResponse:
     return error_response(ErrorCode.IDEMPOTENCY_IN_FLIGHT)
 
 
-def _claim(*, scope: str, key: str, fingerprint: str, lock: KeyLock):
-    """(record, None) when this request now owns the key (and holds `lock`); (None,
-    response) when the key answers for itself (replay, 422, 409)."""
+def _claim(*, scope: str, key: str, fingerprint: str):
+    """(record id, None) when this request now owns the key; (None, response) when the
+    key answers for itself (replay, 422). Runs in the owner's transaction, holding the
+    key's lock."""
     for _attempt in range(3):
-        try:
-            with transaction.atomic():
-                record = IdempotencyRecord.objects.create(
-                    scope=scope, key=key, fingerprint=fingerprint
-                )
-            if not lock.acquire():
-                # A request that took the record over a moment ago holds it.
-                IdempotencyRecord.objects.filter(pk=record.pk, in_flight=True).delete()
-                return None, _in_flight()
-            return record, None
-        except IntegrityError:
-            record = IdempotencyRecord.objects.filter(scope=scope, key=key).first()
+        record_id = _insert(scope=scope, key=key, fingerprint=fingerprint)
+        if record_id is not None:
+            return record_id, None
+        record = IdempotencyRecord.objects.filter(scope=scope, key=key).first()
         if record is None:
-            # The first request failed and removed its record after our insert
-            # collided with it: the key is free again.
-            continue
+            continue  # the purge removed it between the two statements
         ttl = timedelta(seconds=settings.IDEMPOTENCY_TTL_SECONDS)
-        if record.created_at <= timezone.now() - ttl:
+        if record.status_code is None or record.created_at <= timezone.now() - ttl:
             # Older than 24 hours: never replayed, whether or not the purge has run.
-            IdempotencyRecord.objects.filter(pk=record.pk, created_at=record.created_at).delete()
+            # Without an answer: left by a request of an earlier release that died.
+            IdempotencyRecord.objects.filter(pk=record.pk).delete()
             continue
         if record.fingerprint != fingerprint:
             return None, error_response(ErrorCode.IDEMPOTENCY_KEY_REUSED)
-        if not record.in_flight:
-            replay = HttpResponse(
-                bytes(record.body), status=record.status_code, content_type="application/json"
-            )
-            replay["Idempotent-Replayed"] = "true"
-            return None, replay
-        # The first request's work and its stored response commit together, so a
-        # record in flight whose owner's lock is free belongs to a request that died
-        # before committing anything: taking it over cannot do the work twice.
-        if not lock.acquire():
-            return None, _in_flight()
-        taken = IdempotencyRecord.objects.filter(pk=record.pk, created_at=record.created_at).update(
-            created_at=timezone.now()
+        replay = HttpResponse(
+            bytes(record.body), status=record.status_code, content_type="application/json"
         )
-        if taken:
-            return record, None
-        lock.release()
-        return None, _in_flight()
+        replay["Idempotent-Replayed"] = "true"
+        return None, replay
     return None, _in_flight()
 
 
 def idempotent(request, view, handler) -> HttpResponse:
-    """Run `handler` (returning a DRF Response) at most once per Idempotency-Key."""
+    """Run `handler` (returning a DRF Response) at most once per Idempotency-Key.
+
+    One transaction holds the whole of it: the key's lock, the record that makes this
+    request the key's owner, the handler's work and the answer stored for repeats. No
+    other request ever sees the record before its answer, and a request that fails or
+    dies leaves nothing behind. Any view that creates something gets this by calling
+    it (or by the `idempotent_post` decorator)."""
     key = request.META.get(HEADER)
     if key is None:
         return _run(request, view, handler)
@@ -172,23 +153,27 @@ def idempotent(request, view, handler) -> HttpResponse:
     )
     fingerprint = _fingerprint(request)
 
-    lock = KeyLock(scope, key)
-    record, answer = _claim(scope=scope, key=key, fingerprint=fingerprint, lock=lock)
-    if answer is not None:
-        return answer
-
-    try:
-        with transaction.atomic():
-            response = _run(request, view, handler)
-            IdempotencyRecord.objects.filter(pk=record.pk).update(
-                in_flight=False, status_code=response.status_code, body=response.content
-            )
-    except BaseException:
-        IdempotencyRecord.objects.filter(pk=record.pk, in_flight=True).delete()
-        raise
-    finally:
-        lock.release()
+    with transaction.atomic():
+        if not _key_locked(scope, key):
+            return _in_flight()
+        record_id, answer = _claim(scope=scope, key=key, fingerprint=fingerprint)
+        if answer is not None:
+            return answer
+        response = _run(request, view, handler)
+        IdempotencyRecord.objects.filter(pk=record_id).update(
+            status_code=response.status_code, body=response.content
+        )
     return response
+
+
+def idempotent_post(method):
+    """Decorate an APIView's `post` so that it runs through `idempotent`."""
+
+    @functools.wraps(method)
+    def post(self, request, *args, **kwargs):
+        return idempotent(request, self, lambda: method(self, request, *args, **kwargs))
+
+    return post
 
 
 def purge_expired(ttl_seconds: int) -> int:
