@@ -3,6 +3,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from core.api import TerminalAPIView, page_query, paginate, parse_query
+from core.client_address import client_ip
 from core.fields import AmountField, ClientOrderIdField, HttpUrlField
 from core.idempotency import idempotent
 from core.schema import any_case_pattern, page_schema
@@ -120,10 +121,6 @@ class FormSessionOut(serializers.Serializer):
     payment_confirmation_starts_at = serializers.CharField(allow_null=True)
     payment_confirmation_expires_at = serializers.CharField(allow_null=True)
     expires_at = serializers.CharField()
-
-
-def client_ip(request) -> str | None:
-    return request.META.get("REMOTE_ADDR") or None
 
 
 class FormCreateView(TerminalAPIView):
