@@ -2,6 +2,7 @@ import logging
 import os
 
 from celery import Celery
+from kombu import Queue
 
 from core import broker, logs
 
@@ -49,6 +50,19 @@ BEAT_SCHEDULE = {
 
 
 app.conf.beat_schedule = BEAT_SCHEDULE
+
+# Periodic work has a queue of its own, so webhook deliveries (which may wait on a
+# merchant's dead endpoint for their whole timeout) can never hold it back: Procfile
+# runs a worker for each queue; a worker started without -Q consumes both. The
+# sandbox's delayed actions are periodic work too: the sandbox promises their timing.
+PERIODIC_QUEUE = "periodic"
+DELIVERY_QUEUE = "celery"
+app.conf.task_queues = (Queue(DELIVERY_QUEUE), Queue(PERIODIC_QUEUE))
+app.conf.task_default_queue = DELIVERY_QUEUE
+app.conf.task_routes = {
+    name: {"queue": PERIODIC_QUEUE}
+    for name in [entry["task"] for entry in BEAT_SCHEDULE.values()] + ["orders.tasks.sandbox_act"]
+}
 
 # The sweeps above run every few seconds; a line each time they are sent, received and
 # finished buries everything else (make run's banner first). They log themselves when

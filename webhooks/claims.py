@@ -48,7 +48,31 @@ def delivery_claim(delivery_id: int) -> tuple[WebhookDelivery, datetime] | None:
     return _with_event(WebhookDelivery.objects).get(pk=delivery_id), until
 
 
-def deliveries_claim(*, limit: int) -> list[tuple[WebhookDelivery, datetime]]:
+def host_of(url: str) -> str:
+    """The part of a delivery URL that names its server (scheme, user, host, port), as
+    written: deliveries to one server share a bound on attempts in flight."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    return f"{scheme}://{rest[:end]}"
+
+
+def _not_to(hosts) -> tuple[str, list]:
+    """SQL (and its parameters) leaving out the deliveries to `hosts`."""
+    sql, params = "", []
+    for host in hosts:
+        sql += " AND NOT (url = %s OR SUBSTR(url, 1, %s) IN (%s, %s, %s))"
+        params += [host, len(host) + 1, f"{host}/", f"{host}?", f"{host}#"]
+    return sql, params
+
+
+def deliveries_release(ids: list[int], claimed_until: datetime) -> None:
+    """Give back claims not used after all (their server has enough in flight)."""
+    WebhookDelivery.objects.filter(pk__in=ids, locked_until=claimed_until).update(locked_until=None)
+
+
+def deliveries_claim(*, limit: int, skip_hosts=()) -> list[tuple[WebhookDelivery, datetime]]:
     """Up to `limit` due, unclaimed deliveries, oldest first, claimed for this worker.
 
     One statement, outside any transaction (it commits by itself): a round trip, where
@@ -58,19 +82,20 @@ def deliveries_claim(*, limit: int) -> list[tuple[WebhookDelivery, datetime]]:
     makes the UPDATE a conditional claim on every database, so a row another worker
     claimed first is never taken over. The state is written into the statement so the
     planner matches the partial index on pending deliveries. (UPDATE ... RETURNING:
-    SQLite 3.35 or later.)"""
+    SQLite 3.35 or later.) Deliveries to `skip_hosts` (see host_of) are left alone."""
     now = timezone.now()
     until = now + timedelta(seconds=claim_seconds())
     table = connection.ops.quote_name(WebhookDelivery._meta.db_table)
     skip_locked = (
         " FOR UPDATE SKIP LOCKED" if connection.features.has_select_for_update_skip_locked else ""
     )
+    skip_sql, skip_params = _not_to(skip_hosts)
     sql = f"""
         UPDATE {table} SET locked_until = %s
         WHERE id IN (
             SELECT id FROM {table}
             WHERE state = '{DeliveryState.PENDING.value}' AND next_attempt_at <= %s
-              AND (locked_until IS NULL OR locked_until < %s)
+              AND (locked_until IS NULL OR locked_until < %s){skip_sql}
             ORDER BY next_attempt_at
             LIMIT %s{skip_locked}
         )
@@ -78,7 +103,7 @@ def deliveries_claim(*, limit: int) -> list[tuple[WebhookDelivery, datetime]]:
         RETURNING id
     """
     at = connection.ops.adapt_datetimefield_value
-    params = [at(until), at(now), at(now), limit, at(now)]
+    params = [at(until), at(now), at(now), *skip_params, limit, at(now)]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         ids = [row[0] for row in cursor.fetchall()]

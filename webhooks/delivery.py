@@ -13,6 +13,7 @@ place idle: the next claimed attempts already wait on the loop for a free place.
 
 import logging
 import time
+from collections import Counter
 from concurrent import futures
 from datetime import datetime, timedelta
 
@@ -26,7 +27,7 @@ from core import metrics
 from finance.services import terminal_webhook_secrets
 
 from . import transport
-from .claims import deliveries_claim, delivery_claim
+from .claims import deliveries_claim, deliveries_release, delivery_claim, host_of
 from .guard import DeliveryRefused
 from .models import DeliveryState, WebhookAttempt, WebhookDelivery
 
@@ -125,48 +126,105 @@ def delivery_attempt(*, delivery_id: int) -> str | None:
     return _outcomes_record([attempt])[0]
 
 
-def deliveries_send(*, first_id: int | None = None, window: float = SENDING_WINDOW_SECONDS) -> int:
-    """Send `first_id` if it is due and unclaimed, and every other due delivery,
-    WEBHOOK_DELIVERY_CONCURRENCY at a time, for `window` seconds; then finish those
-    held and return how many were attempted.
+# While a run claims, it looks for newly due deliveries at least this often, even when
+# every attempt it holds is waiting on a server that does not answer.
+POLL_SECONDS = 0.25
 
-    As many again are claimed ahead and wait on the loop for a free place, so a place
-    is taken again the moment an exchange ends, not after this thread's next round
-    trips to the database (recording outcomes, claiming more). Claims are made a
-    quarter of the places at a time or more, not one query per ended attempt."""
-    places = max(1, settings.WEBHOOK_DELIVERY_CONCURRENCY)
-    quarter = max(1, places // 4)
-    gate = transport.in_flight_limit(places)
-    claiming_until = time.monotonic() + window
-    held: dict[futures.Future, Attempt] = {}
-    made = 0
 
-    def take(claims):
+class _Held:
+    """The attempts a run holds, counted per server (claims.host_of), each server with
+    its own gate: WEBHOOK_DELIVERY_CONCURRENCY attempts in flight to one server at once,
+    as many again claimed ahead of them, and four times that in all. So a server that
+    never answers holds only its own share, and every other server's deliveries are
+    claimed and sent beside it."""
+
+    def __init__(self):
+        self.host_places = max(1, settings.WEBHOOK_DELIVERY_CONCURRENCY)
+        self.attempts: dict[futures.Future, Attempt] = {}
+        self.hosts: Counter = Counter()
+        self.gates: dict[str, object] = {}
+
+    def take(self, claims, host_cap: int) -> None:
+        unused: dict[datetime, list[int]] = {}
         for delivery, claimed_until in claims:
+            host = host_of(delivery.url)
+            if self.hosts[host] >= host_cap:
+                unused.setdefault(claimed_until, []).append(delivery.pk)
+                continue
+            self.hosts[host] += 1
+            gate = self.gates.get(host)
+            if gate is None:
+                gate = self.gates[host] = transport.in_flight_limit(self.host_places)
             attempt = Attempt(delivery, claimed_until, gate)
-            held[attempt.future] = attempt
+            attempt.host = host
+            self.attempts[attempt.future] = attempt
+        for claimed_until, ids in unused.items():
+            deliveries_release(ids, claimed_until)
+
+    def claim(self, limit: int, host_cap: int, *, skip_held: bool = False) -> None:
+        """Claim up to `limit` more, at most `host_cap` held per server; none to a
+        server that has that many held (with `skip_held`, any at all)."""
+        full = [host for host, n in self.hosts.items() if n >= (1 if skip_held else host_cap)]
+        self.take(deliveries_claim(limit=limit, skip_hosts=full), host_cap)
+
+    def pop(self, future) -> Attempt:
+        attempt = self.attempts.pop(future)
+        self.hosts[attempt.host] -= 1
+        return attempt
+
+
+def deliveries_send(*, first_id: int | None = None, window: float = SENDING_WINDOW_SECONDS) -> int:
+    """Send `first_id` if it is due and unclaimed, and every other due delivery, for
+    `window` seconds (see _Held for how many at once); then finish those held and
+    return how many were attempted.
+
+    Attempts are claimed ahead and wait on the loop for a free place, so a place is
+    taken again the moment an exchange ends, not after this thread's next round trips
+    to the database (recording outcomes, claiming more). Claims are made a quarter of
+    the places at a time or more, not one query per ended attempt.
+
+    After the window, for two attempts' time more, a run still claims for the servers
+    it holds nothing for (each attempt starts at once and ends within one attempt's
+    time): a run that waits on a server that does not answer keeps sending to every
+    other server meanwhile, and is not taking more of the slow one's. So the run ends
+    within the window and three attempts' time (tasks._SENDING_LIMIT)."""
+    held = _Held()
+    places = held.host_places
+    quarter = max(1, places // 4)
+    claiming_until = time.monotonic() + window
+    filling_until = claiming_until + 2 * settings.WEBHOOK_TIMEOUT_SECONDS
+    made = 0
 
     first = delivery_claim(first_id) if first_id is not None else None
     if first is not None:
-        take([first])
+        held.take([first], 2 * places)
     while True:
-        room = 2 * places - len(held)
-        if room >= quarter and time.monotonic() < claiming_until:
-            take(deliveries_claim(limit=room))
-        if not held:
+        now = time.monotonic()
+        room = 4 * places - len(held.attempts)
+        if now < claiming_until and room >= quarter:
+            held.claim(room, 2 * places)
+        elif claiming_until <= now < filling_until and room > 0:
+            held.claim(room, places, skip_held=True)
+        if not held.attempts:
             return made
+        claiming = time.monotonic() < filling_until
         done, _ = futures.wait(
-            held, timeout=2 * _wait_seconds(), return_when=futures.FIRST_COMPLETED
+            held.attempts,
+            timeout=POLL_SECONDS if claiming else 2 * _wait_seconds(),
+            return_when=futures.FIRST_COMPLETED,
         )
-        if not done:  # past every attempt's own deadline: the loop is stuck
-            for future in held:
+        if not done:
+            if claiming:
+                continue
+            # Past every attempt's own deadline: the loop is stuck.
+            for future in held.attempts:
                 future.cancel()
-            done = set(held)
-        elif len(done) < quarter and len(held) - len(done) > places:
-            # Some still wait for a place, so every place stays busy meanwhile: let a few
+            done = set(held.attempts)
+        elif len(done) < quarter and len(held.attempts) - len(done) > places:
+            # Some still wait for a place, so places stay busy meanwhile: let a few
             # more attempts end, for fewer and larger round trips to the database.
             time.sleep(GATHER_SECONDS)
-            done = {future for future in held if future.done()}
+            done = {future for future in held.attempts if future.done()}
         _outcomes_record([held.pop(future) for future in done])
         made += len(done)
 

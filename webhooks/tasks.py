@@ -15,11 +15,12 @@ from .selectors import deliveries_due
 
 logger = logging.getLogger(__name__)
 
-# A run claims for SENDING_WINDOW_SECONDS; what it claimed last may wait one attempt's
-# time for a place, then take one attempt's time. Both limits end well inside every
-# claim it took (twice the timeout + 30 s from the claim), so a stuck task is stopped
-# before another worker may take its deliveries over.
-_SENDING_LIMIT = SENDING_WINDOW_SECONDS + 2 * settings.WEBHOOK_TIMEOUT_SECONDS + 5
+# A run claims for SENDING_WINDOW_SECONDS; what it claimed then may wait one attempt's
+# time for a place, then take one attempt's time; for two attempts' time more it claims
+# only what starts at once (delivery.deliveries_send). Every claim ends well inside its
+# own time (twice the timeout + 30 s from the claim), so a stuck task is stopped before
+# another worker may take its deliveries over.
+_SENDING_LIMIT = SENDING_WINDOW_SECONDS + 3 * settings.WEBHOOK_TIMEOUT_SECONDS + 5
 
 
 # The message names one delivery, but the run sends every due one, up to

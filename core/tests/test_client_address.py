@@ -74,7 +74,7 @@ def test_rotating_a_forged_address_does_not_escape_the_lockout(demo, settings, t
 def test_compose_trusts_only_the_proxy_container():
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     proxy_address = compose["services"]["proxy"]["networks"]["default"]["ipv4_address"]
-    for name in ("web", "worker", "beat", "migrate"):
+    for name in ("web", "worker", "periodic", "beat", "migrate"):
         allowed = compose["services"][name]["environment"]["FORWARDED_ALLOW_IPS"]
         # ${VAR:-default} as compose reads it with VAR unset.
         allowed = re.sub(r"\$\{[A-Z_]+:-([^}]*)\}", r"\1", allowed)

@@ -115,3 +115,42 @@ def test_workers_claiming_at_once_take_different_deliveries(demo_transactional, 
         t.join()
     everyone = [pk for ids in claimed for pk in ids]
     assert len(everyone) == len(set(everyone)) == 10  # each claimed once, none left out
+
+
+def test_one_server_gets_its_share_and_the_others_are_claimed_beside_it(
+    shop, demo, receiver, settings
+):
+    """A run holds at most twice the setting for one server, however many of its
+    deliveries are older than another server's."""
+    from webhooks.claims import host_of
+    from webhooks.delivery import _Held
+
+    settings.WEBHOOK_DELIVERY_CONCURRENCY = 2
+    _deliveries_to(demo, shop, receiver, 10)
+    other = "http://other.invalid:81/hooks"
+    newest = WebhookDelivery.objects.order_by("-pk").first()
+    WebhookDelivery.objects.filter(pk=newest.pk).update(url=other)
+    held = _Held()
+    held.claim(16, 4)
+    hosts = sorted(host_of(a.delivery.url) for a in held.attempts.values())
+    assert hosts.count(host_of(receiver.url)) == 4
+    assert hosts.count("http://other.invalid:81") == 1
+    # What was claimed beyond the share is given back, due for the next claim.
+    assert WebhookDelivery.objects.filter(locked_until__isnull=True).count() == 5
+    import concurrent.futures
+
+    concurrent.futures.wait(list(held.attempts), timeout=15)
+
+
+@pytest.mark.parametrize(
+    ("url", "host"),
+    [
+        ("https://shop.example/hooks?a=1", "https://shop.example"),
+        ("http://u:p@10.0.0.1:8080#x", "http://u:p@10.0.0.1:8080"),
+        ("http://shop.example", "http://shop.example"),
+    ],
+)
+def test_host_of(url, host):
+    from webhooks.claims import host_of
+
+    assert host_of(url) == host
