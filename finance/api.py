@@ -16,7 +16,7 @@ from core.money import money_number, money_str
 from core.schema import page_schema
 
 from . import selectors
-from .models import Balance, MethodType, TransactionType
+from .models import MERCHANT_TRANSACTION_TYPES, Balance, MethodType
 
 
 def render_balance(balance) -> dict:
@@ -55,7 +55,7 @@ class BalanceView(TerminalAPIView):
 
 
 class TransactionsQuery(page_query(20), DateRangeMixin):
-    transaction_type = serializers.ChoiceField(choices=TransactionType.choices, required=False)
+    transaction_type = serializers.ChoiceField(choices=MERCHANT_TRANSACTION_TYPES, required=False)
 
 
 class TerminalRefOut(serializers.Serializer):
@@ -68,7 +68,7 @@ class TransactionOut(serializers.Serializer):
     id = serializers.CharField()
     deposit_id = serializers.CharField()
     amount = serializers.CharField()
-    transaction_type = serializers.ChoiceField(choices=TransactionType.choices)
+    transaction_type = serializers.ChoiceField(choices=MERCHANT_TRANSACTION_TYPES)
     created_at = serializers.DateTimeField()
     terminal = TerminalRefOut()
     client_description = serializers.CharField()
