@@ -200,3 +200,39 @@ class PaymentMethodsView(TerminalAPIView):
             method_types=query.get("method_type"),
         )
         return Response(ok(payment_methods=[render_method(m) for m in methods]))
+
+
+class TerminalOut(serializers.Serializer):
+    id = serializers.CharField(help_text="The account a settlement names")
+    name = serializers.CharField()
+    livemode = serializers.BooleanField()
+    integration_type = serializers.CharField()
+    currency = serializers.CharField()
+
+
+class TerminalView(TerminalAPIView):
+    @extend_schema(
+        operation_id="terminal",
+        summary="The terminal the key belongs to",
+        responses=inline_serializer(
+            "TerminalResponse",
+            {
+                "success": serializers.BooleanField(),
+                "message": serializers.CharField(),
+                "terminal": TerminalOut(),
+            },
+        ),
+    )
+    def get(self, request):
+        t = self.terminal
+        return Response(
+            ok(
+                terminal={
+                    "id": str(t.pk),
+                    "name": t.name,
+                    "livemode": t.livemode,
+                    "integration_type": t.integration_type,
+                    "currency": t.currency,
+                }
+            )
+        )

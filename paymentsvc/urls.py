@@ -6,6 +6,7 @@ from core import metrics
 from core.admin_2fa import two_factor
 from core.admin_login import throttled_admin_login
 from core.fallback import api_fallback
+from finance.api import TerminalView
 
 from . import health
 from .ping import PingView
@@ -14,6 +15,8 @@ api_v1 = [
     path("finance/", include("finance.urls")),
     path("order/", include("orders.urls")),
     path("trader/", include("orders.trader_urls")),
+    path("trader/", include("traders.books_urls")),
+    path("terminal", TerminalView.as_view()),
     path("sandbox/", include("orders.sandbox_urls")),
     path("form/", include("forms_ui.api_urls")),
     path("disputes/", include("disputes.urls")),
