@@ -13,6 +13,7 @@ from .ping import PingView
 
 api_v1 = [
     path("finance/", include("finance.urls")),
+    path("finance/", include("settlements.api_urls")),
     path("order/", include("orders.urls")),
     path("trader/", include("orders.trader_urls")),
     path("trader/", include("traders.books_urls")),
@@ -35,6 +36,7 @@ urlpatterns = [
     path("admin/login/", throttled_admin_login, name="admin-login"),
     path("admin/2fa/", two_factor, name="admin-2fa"),
     path("admin/dashboard/", include("operators.urls")),
+    path("admin/settlements/", include("settlements.urls")),
     path("admin/", admin.site.urls),
     path("form/", include("forms_ui.urls")),
 ]
