@@ -34,6 +34,8 @@ from finance.services import (
 from orders.models import Requisite, Trader, TraderApiKey
 from orders.services import trader_key_issue
 
+from ...books_seed import seed_books
+
 WEBHOOK_SECRET = "whsec_ZGVtby1zaG9wLXdlYmhvb2stc2VjcmV0LTMyYnl0ZXM="
 
 BUY_SBP = (Decimal(100), Decimal(300000), Decimal(5), Decimal(0))
@@ -90,6 +92,7 @@ METHODS = [
     ),
     ("Bank card", MethodType.BANK_CARD, None, True, False, "", BUY_CARD, SELL_CARD, ""),
     ("Ozon Bank SBP", MethodType.SBP, "100000000273", True, False, "", BUY_SBP, None, ""),
+    ("MTS Bank SBP", MethodType.SBP, "100000000017", True, False, "", BUY_SBP, None, ""),
     ("Legacy card", MethodType.BANK_CARD, None, False, False, "", BUY_CARD, None, ""),
 ]
 
@@ -125,6 +128,7 @@ NAMES_RU = {
     "VTB SBP": "ВТБ (СБП)",
     "Bank card": "Банковская карта",
     "Ozon Bank SBP": "Озон Банк (СБП)",
+    "MTS Bank SBP": "МТС Банк (СБП)",
     "Legacy card": "Карта (устаревший способ)",
 }
 
@@ -146,7 +150,14 @@ REQUISITES = {
 # trader holds any sandbox requisite.
 SANDBOX_TRADER = ("Sandbox Trader", "demo-sandbox-trader-key")
 SANDBOX_HOLDERS = ["Test Payee A.", "Test Payee B."]
-SANDBOX_REQUISITE_METHODS = ["Sberbank SBP", "T-Bank SBP", "Alfa-Bank SBP", "VTB SBP", "Bank card"]
+SANDBOX_REQUISITE_METHODS = [
+    "Sberbank SBP",
+    "T-Bank SBP",
+    "Alfa-Bank SBP",
+    "VTB SBP",
+    "Bank card",
+    "MTS Bank SBP",
+]
 CARDS = ["2200700112345671", "2200700112345689", "2200700112345697", "2200700112345705"]
 
 TERMINALS = [
@@ -224,6 +235,7 @@ class Command(BaseCommand):
                     account=account, defaults={"comment": "Demo blacklist"}
                 )
             self._operator()
+            seed_books(methods)
         self.stdout.write(self.style.SUCCESS("Demo data loaded"))
 
     def _methods(self) -> dict[str, PaymentMethod]:

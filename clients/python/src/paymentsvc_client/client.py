@@ -19,10 +19,13 @@ from .resources import (
     Events,
     Finance,
     Form,
+    MerchantBooks,
     Orders,
     Sandbox,
+    TraderBooks,
     TraderOrders,
     Webhooks,
+    Withdrawals,
 )
 
 DEFAULT_TIMEOUT = 30.0
@@ -140,8 +143,9 @@ class _AsyncBase(_Base):
         await self.aclose()
 
 
-class _MerchantResources:
+class _MerchantResources(MerchantBooks):
     def _attach(self) -> None:
+        self.withdrawals = Withdrawals(self)
         self.orders = Orders(self)
         self.form = Form(self)
         self.disputes = Disputes(self)
@@ -172,15 +176,16 @@ class AsyncClient(_AsyncBase, _MerchantResources):
         self._attach()
 
 
-class TraderClient(_SyncBase):
-    """A trader's client: `TraderClient(base_url, api_key).orders.confirm(id)`."""
+class TraderClient(_SyncBase, TraderBooks):
+    """A trader's client: `TraderClient(base_url, api_key).orders.confirm(id)`,
+    `.balance()`, `.transactions()`."""
 
     def __init__(self, base_url: str, api_key: str, **kwargs: Any):
         super().__init__(base_url, api_key, **kwargs)
         self.orders = TraderOrders(self)
 
 
-class AsyncTraderClient(_AsyncBase):
+class AsyncTraderClient(_AsyncBase, TraderBooks):
     def __init__(self, base_url: str, api_key: str, **kwargs: Any):
         super().__init__(base_url, api_key, **kwargs)
         self.orders = TraderOrders(self)

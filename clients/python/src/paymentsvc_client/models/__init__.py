@@ -5,6 +5,7 @@ client keeps working against a newer service."""
 
 from ._base import M, Model, Page, parse_datetime
 from ._base import _convert as _convert
+from .books import Terminal, TraderBalance, TraderTransaction, Withdrawal
 from .disputes import Dispute, DisputeCreated
 from .enums import (
     Actor,
@@ -16,7 +17,9 @@ from .enums import (
     OrderStatus,
     SessionState,
     SimulateAction,
+    TraderTransactionType,
     TransactionType,
+    WithdrawalStatus,
 )
 from .events import (
     Delivery,
@@ -59,11 +62,17 @@ __all__ = [
     "Receipt",
     "SessionState",
     "SimulateAction",
+    "Terminal",
     "TerminalRef",
+    "TraderBalance",
+    "TraderTransaction",
+    "TraderTransactionType",
     "TraderOrder",
     "Transaction",
     "TransactionType",
     "WebhookEndpoints",
     "WebhookSecret",
+    "Withdrawal",
+    "WithdrawalStatus",
     "parse_datetime",
 ]

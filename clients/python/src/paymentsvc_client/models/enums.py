@@ -48,6 +48,8 @@ class EventType(StrEnum):
     ORDER_EXPIRED = "order.expired"
     DISPUTE_CREATED = "dispute.created"
     DISPUTE_PROCESSED = "dispute.processed"
+    WITHDRAWAL_COMPLETED = "withdrawal.completed"
+    WITHDRAWAL_REJECTED = "withdrawal.rejected"
 
 
 class Actor(StrEnum):
@@ -69,3 +71,17 @@ class SimulateAction(StrEnum):
     COMPLETE = "complete"
     CANCEL = "cancel"
     EXPIRE = "expire"
+
+
+class TraderTransactionType(StrEnum):
+    DEPOSIT = "deposit"
+    WITHDRAWAL = "withdrawal"
+    ORDER_BUY = "order_buy"
+    ORDER_SELL = "order_sell"
+    REWARD = "reward"
+
+
+class WithdrawalStatus(StrEnum):
+    AWAITING_APPROVAL = "awaiting_approval"
+    COMPLETED = "completed"
+    REJECTED = "rejected"

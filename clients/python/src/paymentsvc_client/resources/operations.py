@@ -17,10 +17,14 @@ from ..models import (
     PaymentMethod,
     Ping,
     Receipt,
+    Terminal,
+    TraderBalance,
     TraderOrder,
+    TraderTransaction,
     Transaction,
     WebhookEndpoints,
     WebhookSecret,
+    Withdrawal,
 )
 
 
@@ -159,5 +163,35 @@ OPERATIONS: dict[str, Operation] = {
         "/api/v1/trader/orders/{order_id}/receipts/{receipt_id}",
         "trader:orders.receipt_content",
         None,
+    ),
+    "terminal": Operation("get", "/api/v1/terminal", "terminal", Terminal, "terminal"),
+    "withdrawal_create": Operation(
+        "post", "/api/v1/finance/withdrawals", "withdrawals.create", Withdrawal, "withdrawal"
+    ),
+    "withdrawal_list": Operation(
+        "get",
+        "/api/v1/finance/withdrawals",
+        "withdrawals.list",
+        Withdrawal,
+        unwrap="withdrawals",
+        page=True,
+    ),
+    "withdrawal_get": Operation(
+        "get",
+        "/api/v1/finance/withdrawals/{withdrawal_id}",
+        "withdrawals.get",
+        Withdrawal,
+        "withdrawal",
+    ),
+    "trader_balance": Operation(
+        "get", "/api/v1/trader/balance", "trader:balance", TraderBalance, "balance"
+    ),
+    "trader_transactions": Operation(
+        "get",
+        "/api/v1/trader/transactions",
+        "trader:transactions",
+        TraderTransaction,
+        unwrap="transactions",
+        page=True,
     ),
 }
