@@ -2,7 +2,7 @@ from django.db import models
 
 
 class IdempotencyRecord(models.Model):
-    """One Idempotency-Key of one caller (decisions §6b).
+    """One Idempotency-Key of one caller (docs/responses.md#headers).
 
     The row is committed as `in_flight` before the work starts, so a concurrent
     repeat sees it; the stored response is written in the same transaction as the

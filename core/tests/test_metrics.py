@@ -1,4 +1,4 @@
-"""GET /metrics (product.md §15): Prometheus text, who may read it, and the counters
+"""GET /metrics (docs/operations.md): Prometheus text, who may read it, and the counters
 moving when orders are created, change status and their webhooks are sent."""
 
 from decimal import Decimal

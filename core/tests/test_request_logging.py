@@ -1,6 +1,6 @@
 """X-Request-ID on every response, JSON log lines that carry it (and the terminal,
 route, status and duration), the id travelling into Celery tasks, and what is
-masked before a line is written (product.md §15)."""
+masked before a line is written (docs/operations.md#logs)."""
 
 import io
 import json
