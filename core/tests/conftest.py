@@ -4,6 +4,14 @@ import pytest
 
 
 @pytest.fixture
+def world(db):
+    """A terminal, method and trader of the test's own (webhooks/tests/world.py)."""
+    from webhooks.tests.world import World
+
+    return World.build()
+
+
+@pytest.fixture
 def operator_user(db):
     """A staff user in the Operators group, `operator` / `operator-demo-password` (the
     demo set's sign-in, without the rest of the set)."""

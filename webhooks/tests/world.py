@@ -17,6 +17,7 @@ from .conftest import SECRET
 class World:
     terminal: object
     method: object
+    requisite: object
     shop: ApiClient
     trader: ApiClient
 
@@ -28,6 +29,7 @@ class World:
         return cls(
             terminal=terminal,
             method=requisite.method,
+            requisite=requisite,
             shop=ApiClient(terminal.raw_key),
             trader=ApiClient(requisite.trader.raw_key),
         )
