@@ -63,6 +63,14 @@ run: venv messages
 test: dev-venv browser messages proxy-server
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
+# The same suite on one database: SQLite (DATABASE_URL unset) or PostgreSQL (DATABASE_URL).
+test-sqlite: dev-venv browser messages proxy-server
+	env -u DATABASE_URL $(PY) -m pytest -q $(PYTEST_ARGS)
+
+test-postgres: dev-venv browser messages proxy-server
+	@case "$$DATABASE_URL" in postgres*) ;; *) echo "test-postgres: set DATABASE_URL=postgres://..."; exit 2;; esac
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
 # The deploy check sees production settings as a deploy sets them: DEBUG off, a secret
 # of production length, a real host name.
 DEPLOY_CHECK_ENV := DJANGO_SETTINGS_MODULE=paymentsvc.settings DEBUG=false \

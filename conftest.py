@@ -14,6 +14,18 @@ pytest_plugins = ["core.tests.log_guard"]
 __all__ = ["ApiClient", "Demo", "buy_body", "load_demo", "money", "sell_body", "trader_for"]
 
 
+def pytest_collection_modifyitems(config, items):
+    """`slow` means one thing everywhere: a test of minutes (real workers, brokers and
+    databases started and killed) that `make reliability` runs (`pytest -m slow`) and
+    every other run, `make test` included, skips."""
+    if "slow" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="slow: run with `make reliability` (pytest -m slow)")
+    for item in items:
+        if item.get_closest_marker("slow"):
+            item.add_marker(skip)
+
+
 @pytest.fixture(autouse=True)
 def _forget_kept_rows():
     """Rows kept per process (core.memo) are forgotten between tests: a test's

@@ -149,8 +149,8 @@ def dashboard_section(r: dict, goals: list) -> list[str]:
         "",
         "`/admin/dashboard/?period=…` (every live terminal), signed in as the demo "
         "operator, one request after another for each period, over the orders the scale "
-        "point loaded (1 million, spread over a year) and the run's own. product.md §14: "
-        "it renders in under a second with 1 million orders (judged here on p99, every "
+        "point loaded (1 million, spread over a year) and the run's own. The goal "
+        "([operators.md](operators.md)): it renders in under a second with 1 million orders (judged here on p99, every "
         "request).",
         "",
         "| period | orders in it | requests | median | p99 | goal |",

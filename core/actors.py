@@ -1,4 +1,4 @@
-"""Who caused a change, as merchants see it (product §12): the one place a service's
+"""Who caused a change, as merchants see it (docs/webhooks.md#payload): the one place a service's
 detailed actor string ("trader:<id>", "operator:<name>", "expiry") becomes its kind.
 Events carry the kind; the detailed string stays on the order (closed_by) for audit.
 In core so that every app, and anything counting by actor, uses the same answer."""

@@ -1,16 +1,12 @@
 """Building blocks every API view shares: authentication, throttling, query parsing,
 pagination and the success wrappers."""
 
-import math
-import threading
-
-from django.db.models import QuerySet
-from django.utils.functional import cached_property
 from rest_framework import serializers
 from rest_framework.permissions import BasePermission
 from rest_framework.views import APIView
 
 from .auth import TerminalKeyAuthentication, TraderKeyAuthentication
+from .kept_fields import KeptFieldsSerializer
 from .throttling import ApiKeyRateThrottle
 
 
@@ -37,27 +33,6 @@ class TraderAPIView(APIView):
     @property
     def trader(self):
         return self.request.user.trader
-
-
-class KeptFieldsSerializer(serializers.Serializer):
-    """A request serializer whose fields are made once per thread and lent to each new
-    instance, instead of deep-copied for every request (most of a small serializer's
-    cost). For bodies and queries validated once and dropped: a newer instance of the
-    same class in the same thread takes the fields over."""
-
-    _kept = threading.local()
-
-    @cached_property
-    def fields(self):
-        kept = self._kept.__dict__.setdefault("by_class", {})
-        fields = kept.get(type(self))
-        if fields is None:
-            fields = kept[type(self)] = super().fields
-        else:
-            fields.serializer = self
-            for field in fields.values():
-                field.parent = self
-        return fields
 
 
 class StrictBooleanField(serializers.BooleanField):
@@ -87,12 +62,15 @@ class DateRangeMixin(serializers.Serializer):
 
     def validate(self, attrs):
         attrs = super().validate(attrs)
-        start, end = attrs.get("start_date"), attrs.get("end_date")
-        if start and end and start > end:
-            raise serializers.ValidationError(
-                {"start_date": ["start_date must not be after end_date"]}
-            )
+        period_check(attrs.get("start_date"), attrs.get("end_date"))
         return attrs
+
+
+def period_check(start, end) -> None:
+    """The one start-after-end check of a list's period (either end may be absent);
+    answered as a 400 on start_date."""
+    if start and end and start > end:
+        raise serializers.ValidationError({"start_date": ["start_date must not be after end_date"]})
 
 
 def parse_query(serializer_class, request, *, many_fields: tuple[str, ...] = ()) -> dict:
@@ -109,20 +87,6 @@ def parse_query(serializer_class, request, *, many_fields: tuple[str, ...] = ())
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return serializer.validated_data
-
-
-def paginate(queryset: QuerySet, *, page: int, size: int, render) -> dict:
-    offset = (page - 1) * size
-    rows = list(queryset[offset : offset + size])
-    # A first page that is not full already says how many there are: no COUNT then.
-    total = len(rows) if page == 1 and len(rows) < size else queryset.count()
-    return {
-        "total": total,
-        "page": page,
-        "size": size,
-        "pages": math.ceil(total / size),
-        "items": render(rows),
-    }
 
 
 def ok(**payload) -> dict:

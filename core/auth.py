@@ -118,7 +118,7 @@ class _KeyAuthentication(BaseAuthentication):
         (the update is not a configuration change: the kept key is updated in place)."""
         now = timezone.now()
         if key.last_used_at is None or key.last_used_at < now - LAST_USED_RESOLUTION:
-            type(key).objects.filter(pk=key.pk).update(last_used_at=now)
+            type(key).objects.filter(pk=key.pk).update_quietly(last_used_at=now)
             key.last_used_at = now
             self.keys.put(digest, memo.snapshot([key]))
 

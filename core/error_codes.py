@@ -7,6 +7,8 @@ is written as `ErrorCode.X` everywhere, never as a string of its own.
 
 from enum import StrEnum
 
+from .uploads import MAX_UPLOAD_TEXT
+
 
 class ErrorCode(StrEnum):
     # Generic
@@ -137,7 +139,7 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.DISPUTE_PROCESSED: (409, "The dispute has already been processed"),
     ErrorCode.ORDER_OF_ANOTHER_TERMINAL: (403, "The order does not belong to this terminal"),
     ErrorCode.TOO_MANY_FILES: (400, "Too many files"),
-    ErrorCode.FILE_TOO_LARGE: (413, "File is larger than 5 MB"),
+    ErrorCode.FILE_TOO_LARGE: (413, f"File is larger than {MAX_UPLOAD_TEXT}"),
     ErrorCode.UNSUPPORTED_FILE_TYPE: (415, "File type is not allowed"),
     ErrorCode.DISPUTE_AMOUNT_TOO_LARGE: (
         400,
@@ -146,7 +148,7 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.EVENT_NOT_FOUND: (404, "Event not found"),
     ErrorCode.DELIVERY_NOT_FOUND: (404, "Delivery not found"),
     ErrorCode.RECEIPT_EMPTY: (400, "No file was sent"),
-    ErrorCode.RECEIPT_TOO_LARGE: (413, "File is larger than 5 MB"),
+    ErrorCode.RECEIPT_TOO_LARGE: (413, f"File is larger than {MAX_UPLOAD_TEXT}"),
     ErrorCode.RECEIPT_TYPE: (400, "File is not an image or a PDF (judged from its content)"),
     ErrorCode.RECEIPT_CLOSED: (400, "The order no longer takes receipts"),
     ErrorCode.RECEIPT_TOO_MANY: (400, "At most 3 receipts per payment"),

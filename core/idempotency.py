@@ -1,4 +1,4 @@
-"""Idempotency-Key for the POSTs that create things (decisions §6b)."""
+"""Idempotency-Key for the POSTs that create things (docs/responses.md#headers)."""
 
 import functools
 import hashlib

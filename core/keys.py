@@ -10,6 +10,8 @@ import secrets
 
 from django.db import models
 
+from .memo import WatchedQuerySet
+
 
 def generate_key(prefix: str) -> str:
     return f"{prefix}_{secrets.token_urlsafe(32)}"
@@ -32,6 +34,8 @@ class ApiKeyBase(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
     last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    objects = WatchedQuerySet.as_manager()
 
     class Meta:
         abstract = True

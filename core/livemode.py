@@ -1,4 +1,4 @@
-"""Live or test mode (product §11), read one way everywhere: a terminal answers
+"""Live or test mode (docs/sandbox.md), read one way everywhere: a terminal answers
 `livemode` (finance: not its sandbox flag), an order keeps the `livemode` it was
 created with, and whatever has no such attribute is live. In core so that metrics
 and the webhook outbox, which cannot import finance, still give the same answer."""

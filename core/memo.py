@@ -23,8 +23,10 @@ import time
 from contextvars import ContextVar
 
 from django.core.cache import cache
+from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import request_started
 from django.db import transaction
+from django.db.models import QuerySet
 from django.db.models.signals import post_delete, post_save
 
 logger = logging.getLogger(__name__)
@@ -78,9 +80,36 @@ def _changed(sender, **kwargs):
     changed()
 
 
+class WatchedQuerySet(QuerySet):
+    """The QuerySet of every watched model: update() and the bulk writes send no save
+    signal, so they make the kept entries stale themselves (no caller has to
+    remember to)."""
+
+    def update(self, **kwargs):
+        changed()
+        return super().update(**kwargs)
+
+    def update_quietly(self, **kwargs):
+        """An update kept entries may miss: bookkeeping no kept reader decides on
+        (a key's last_used_at)."""
+        return super().update(**kwargs)
+
+    def bulk_create(self, *args, **kwargs):
+        changed()
+        return super().bulk_create(*args, **kwargs)
+
+    def bulk_update(self, *args, **kwargs):
+        changed()
+        return super().bulk_update(*args, **kwargs)
+
+
 def watch(*models) -> None:
-    """Changes to these models make every entry stale once they commit."""
+    """Changes to these models make every entry stale once they commit: a save or a
+    delete through its signals, an update() through WatchedQuerySet, which each
+    watched model's manager must use."""
     for model in models:
+        if not isinstance(model._default_manager.get_queryset(), WatchedQuerySet):
+            raise ImproperlyConfigured(f"{model._meta.label}: objects must be a WatchedQuerySet")
         uid = f"memo-{model._meta.label}"
         post_save.connect(_changed, sender=model, dispatch_uid=uid, weak=False)
         post_delete.connect(_changed, sender=model, dispatch_uid=uid, weak=False)

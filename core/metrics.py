@@ -1,4 +1,4 @@
-"""Prometheus metrics (product.md §15): the metric objects, the one-line helpers the
+"""Prometheus metrics (docs/operations.md): the metric objects, the one-line helpers the
 services call, and the `/metrics` view.
 
 Counters and histograms live in files under `PROMETHEUS_MULTIPROC_DIR` when it is set
@@ -81,7 +81,7 @@ HTTP_METHODS = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
 
 def actor_label(actor: str) -> str:
     """An actor string as a label value: its kind, by the one rule of
-    core.actors (the words of product.md §12, as events carry them)."""
+    core.actors (the words events carry, docs/webhooks.md#payload)."""
     return actor_kind(actor)
 
 

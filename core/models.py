@@ -2,7 +2,7 @@ from django.db import models
 
 
 class IdempotencyRecord(models.Model):
-    """One Idempotency-Key of one caller (decisions §6b).
+    """One Idempotency-Key of one caller (docs/responses.md#headers).
 
     The row is inserted (INSERT ... ON CONFLICT DO NOTHING: the insert that wins owns
     the key) in the same transaction as the work and the stored response, so a

@@ -3,7 +3,9 @@ up to a cap (beyond it a lower bound, with `total_is_estimate`), `has_more` from
 read past the page, and cursor pages (keyset) read off an index at any depth.
 
 The order list, the events list and the webhook deliveries list answer with these
-(docs/orders.md, docs/webhooks.md)."""
+(docs/orders.md, docs/webhooks.md); each list reads its numbered and its cursor pages
+the same way (the ORM, or one written-out statement: `beyond_sql`). The short lists
+with an exact total use `paginate`. Every list's page is built here."""
 
 import math
 from collections.abc import Callable, Sequence
@@ -83,6 +85,54 @@ def numbered_page(
     return numbered_page_body(rows, page=page, size=size, count_cap=count_cap, count=count)
 
 
+def paginate(queryset: QuerySet, *, page: int, size: int, render) -> dict:
+    """A short list's page with its exact total (the spec's `total, page, size, pages,
+    items`), `render` making the items of the page's rows."""
+    offset = (page - 1) * size
+    rows = list(queryset[offset : offset + size])
+    # A first page that is not full already says how many there are: no COUNT then.
+    total = len(rows) if page == 1 and len(rows) < size else queryset.count()
+    return {
+        "total": total,
+        "page": page,
+        "size": size,
+        "pages": math.ceil(total / size),
+        "items": render(rows),
+    }
+
+
+def beyond_sql(columns: Sequence[str], values: Sequence, *, smaller: bool) -> tuple[str, list]:
+    """_beyond for a written-out statement: the condition (and its parameters) for the
+    rows past the cursor whose `columns` (quoted SQL) hold `values` (prepared)."""
+    op = "<" if smaller else ">"
+    alternatives, params = [], []
+    for i, column in enumerate(columns):
+        equal = [f"{c} = %s" for c in columns[:i]]
+        alternatives.append("(" + " AND ".join([*equal, f"{column} {op} %s"]) + ")")
+        params += [*values[:i], values[i]]
+    condition = "(" + " OR ".join(alternatives) + ")"
+    if len(columns) > 1:
+        condition = f"{columns[0]} {op}= %s AND {condition}"
+        params.insert(0, values[0])
+    return condition, params
+
+
+def keyset_page_body(
+    rows: list, *, size: int, backwards: bool, count_cap: int, count: Callable[[int], int]
+) -> dict:
+    """A cursor page from `rows`, read beyond the cursor (towards it when `backwards`)
+    up to `size` + 1; `count(limit)` counts the rows on the cursor's side up to
+    `limit`, and is called only when more rows follow this page."""
+    has_more = len(rows) > size
+    rows = rows[:size]
+    if backwards:
+        rows.reverse()
+    total, estimate = (len(rows), False)
+    if has_more:
+        total, estimate = _capped(count(count_cap + 1), count_cap)
+    return page_body(rows, page=1, size=size, total=total, has_more=has_more, estimate=estimate)
+
+
 def _beyond(qs: QuerySet, keys: Sequence[str], cursor: dict, *, smaller: bool) -> QuerySet:
     """The rows of `qs` past `cursor` in `keys` order, towards smaller keys or larger
     ones: (k1 < v1) or (k1 = v1 and k2 < v2) ... The first key's bound is given alone
@@ -128,12 +178,11 @@ def keyset_page(
     prefix = "-" if descending != backwards else ""
     side = side.order_by(*(f"{prefix}{key}" for key in keys))
     rows = list(read(side)[: size + 1])
-    has_more = len(rows) > size
-    rows = rows[:size]
-    if backwards:
-        rows.reverse()
-    total, estimate = (len(rows), False) if not has_more else capped_count(side, cap=count_cap)
-    return page_body(rows, page=1, size=size, total=total, has_more=has_more, estimate=estimate)
+
+    def count(limit: int) -> int:
+        return side.order_by()[:limit].count()
+
+    return keyset_page_body(rows, size=size, backwards=backwards, count_cap=count_cap, count=count)
 
 
 @dataclass(frozen=True)

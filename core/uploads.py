@@ -4,6 +4,12 @@ file may hold, so a huge upload costs at most the limit (plus one chunk) of disk
 
 from django.core.files.uploadhandler import FileUploadHandler
 
+# The one size limit of an uploaded file (a dispute's evidence, a payer's receipt):
+# exactly this many bytes is accepted. Messages name it as MAX_UPLOAD_TEXT.
+MAX_UPLOAD_MB = 5
+MAX_UPLOAD_BYTES = MAX_UPLOAD_MB * 1024 * 1024
+MAX_UPLOAD_TEXT = f"{MAX_UPLOAD_MB} MB"
+
 
 class UploadSizeLimit(FileUploadHandler):
     """Passes each file's chunks on to the usual handlers until the file is past

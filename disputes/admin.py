@@ -51,7 +51,7 @@ def large_claims(disputes) -> list[str]:
         order = d.order
         if d.processed or abs(d.amount - order.amount) <= order.amount * LARGE_CLAIM_SHARE:
             continue
-        if order.side == "Buy" and order.shown_status != "Completed":
+        if order.completable_by_dispute:
             moves = (
                 f"completes the order as paid {d.amount} {order.currency}, credited less the fee"
             )

@@ -8,15 +8,15 @@ from core.api import (
     TerminalAPIView,
     ok,
     page_query,
-    paginate,
     parse_query,
 )
 from core.errors import InvalidRequest
 from core.fields import FormAmountField
 from core.idempotency import idempotent
+from core.pagination import paginate
 from core.parsers import CheckedFormParser, CheckedMultiPartParser
 from core.schema import page_schema
-from core.uploads import UploadSizeLimit
+from core.uploads import MAX_UPLOAD_TEXT, UploadSizeLimit
 
 from . import selectors, services
 
@@ -44,7 +44,7 @@ class DisputeCreateView(TerminalAPIView):
         "cannot express, each answered as shown: a second dispute on the same order is "
         "400 `dispute_exists`; an order of another terminal is 403; `amount` above the "
         "maximum of the order's method range for its side is 400; more than 5 files 400, "
-        "a file over 5 MB 413, a file whose content is not an image, a PDF or a video "
+        f"a file over {MAX_UPLOAD_TEXT} 413, a file whose content is not an image, a PDF or a video "
         "415 (judged from the bytes, not the declared type).",
         responses={201: DisputeCreatedOut},
     )

@@ -1,14 +1,13 @@
 """Reads of disputes: for the merchants' API and for the operators' admin."""
 
 from datetime import datetime
-from decimal import Decimal
 
 from django.db.models import QuerySet
 
 from core.formats import parse_uuid
-from core.money import fee_for, quantize_money
-from finance.models import Side, Terminal
-from orders.models import DISPUTE_COMPLETABLE
+from core.money import quantize_money
+from finance.models import Terminal
+from orders.models import merchant_credit
 
 from .models import Dispute
 
@@ -51,10 +50,10 @@ def dispute_effect(*, dispute: Dispute, accept: bool) -> str:
     order = dispute.order
     if not accept:
         return "decision recorded; no money moves"
-    if order.side != Side.BUY or order.status not in DISPUTE_COMPLETABLE:
+    if not order.completable_by_dispute:
         return (
             f"decision recorded; the {order.status} {order.side} order and money stay as they are"
         )
     paid = quantize_money(dispute.amount)
-    credit = max(paid - fee_for(paid, rate=order.fee, fixed=order.fixed_fee), Decimal("0.00"))
+    credit = merchant_credit(paid, order.fee_on(paid))
     return f"order {order.shown_status} -> Completed, merchant +{credit} {order.currency}"

@@ -1,4 +1,4 @@
-"""Disputes (appeals) on orders, with evidence files (decisions §8).
+"""Disputes (appeals) on orders, with evidence files (docs/disputes.md).
 
 A refused request stores nothing: the evidence is checked before anything is written,
 files are written before the (short) transaction that creates the rows, and removed
@@ -20,6 +20,7 @@ from core.errors import Conflict, Forbidden, InvalidRequest, NotFound, ServiceEr
 from core.files import claim_contradicts, file_sniff, mime_allowed
 from core.formats import iso_utc, parse_uuid
 from core.money import money_number, quantize_money
+from core.uploads import MAX_UPLOAD_BYTES, MAX_UPLOAD_TEXT
 from finance.models import FeeRange, Terminal
 from orders.models import Order, Receipt
 from orders.services import order_complete_by_dispute, order_event_record
@@ -30,7 +31,7 @@ from .models import Dispute, DisputeFile, Resolution
 logger = logging.getLogger(__name__)
 
 MAX_FILES = 5
-MAX_FILE_BYTES = 5 * 1024 * 1024
+MAX_FILE_BYTES = MAX_UPLOAD_BYTES
 ALLOWED_PREFIXES = ("image/", "video/")
 ALLOWED_EXACT = ("application/pdf",)
 
@@ -66,7 +67,7 @@ def evidence_check(*, files: list) -> list[tuple[object, filetype.Type]]:
     checked = []
     for upload in files:
         if upload.size > MAX_FILE_BYTES:
-            raise PayloadTooLarge(f"File {upload.name!r} is larger than 5 MB")
+            raise PayloadTooLarge(f"File {upload.name!r} is larger than {MAX_UPLOAD_TEXT}")
         kind = file_sniff(upload)
         if kind is None or not _allowed(kind.mime):
             raise UnsupportedFileType(
@@ -103,9 +104,7 @@ def _order_for(*, terminal: Terminal, order_id) -> Order:
     if order is None:
         raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
     if order.terminal_id != terminal.pk:
-        raise Forbidden(
-            "The order does not belong to this terminal", code=ErrorCode.ORDER_OF_ANOTHER_TERMINAL
-        )
+        raise Forbidden(code=ErrorCode.ORDER_OF_ANOTHER_TERMINAL)
     return order
 
 
@@ -148,9 +147,11 @@ def _remove(names: list[str]) -> None:
 def claim_ceiling(order: Order) -> Decimal | None:
     """The most a dispute on `order` may claim: the top of its method's ranges for
     its side."""
-    return FeeRange.objects.filter(method_id=order.method_id, side=order.side).aggregate(
-        top=Max("max_amount")
-    )["top"]
+    return (
+        FeeRange.objects.usable()
+        .filter(method_id=order.method_id, side=order.side)
+        .aggregate(top=Max("max_amount"))["top"]
+    )
 
 
 def dispute_open(*, terminal: Terminal, order_id, amount: Decimal, files: list) -> Dispute:
@@ -207,9 +208,7 @@ def dispute_resolve(*, dispute: Dispute, accept: bool, comment: str, actor: str)
     with transaction.atomic():
         locked = Dispute.objects.select_for_update().get(pk=dispute.pk)
         if locked.processed:
-            raise Conflict(
-                "The dispute has already been processed", code=ErrorCode.DISPUTE_PROCESSED
-            )
+            raise Conflict(code=ErrorCode.DISPUTE_PROCESSED)
         if accept:
             order_complete_by_dispute(
                 order_id=locked.order_id, paid_amount=locked.amount, actor=actor

@@ -11,7 +11,14 @@ from core.formats import http_url_problem
 
 from . import services
 from .accounts import normalize_account
-from .models import BlacklistedAccount, MethodType, PaymentMethod, Terminal
+from .models import (
+    WEBHOOK_URL_MAX_LENGTH,
+    WEBHOOK_URLS_MAX,
+    BlacklistedAccount,
+    MethodType,
+    PaymentMethod,
+    Terminal,
+)
 
 
 class TerminalMethodFormSet(forms.BaseInlineFormSet):
@@ -81,8 +88,10 @@ class TerminalForm(forms.ModelForm):
             return []
         if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
             raise ValidationError('A JSON list of URLs, e.g. ["https://shop.example/hooks"].')
+        if len(urls) > WEBHOOK_URLS_MAX:
+            raise ValidationError(f"At most {WEBHOOK_URLS_MAX} URLs.")
         for url in urls:
-            problem = http_url_problem(url, max_length=512)
+            problem = http_url_problem(url, max_length=WEBHOOK_URL_MAX_LENGTH)
             if problem:
                 raise ValidationError(f"{url}: {problem}")
         return urls

@@ -8,11 +8,11 @@ from core.api import (
     TerminalAPIView,
     ok,
     page_query,
-    paginate,
     parse_query,
 )
 from core.formats import iso_utc
 from core.money import money_number, money_str
+from core.pagination import paginate
 from core.schema import page_schema
 
 from . import selectors

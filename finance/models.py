@@ -1,7 +1,7 @@
 """Merchants' side of the books: clients, terminals and their keys, payment methods
 and fees, and each terminal's balance with its append-only ledger.
 
-Ledger model (a two-phase transfer, decisions §2):
+Ledger model (a two-phase transfer, docs/money.md):
 - `Balance` holds `available` and `frozen`; the database refuses either going negative.
 - `Transaction` is posted money (a deposit or a withdrawal); rows are never edited.
 - `Reserve` is money set aside for a Pending Sell: `open` while it sits in `frozen`,
@@ -16,6 +16,7 @@ from django.db import models
 from django.db.models import Q
 
 from core.keys import ApiKeyBase
+from core.memo import WatchedQuerySet
 from core.money import MoneyField
 
 
@@ -52,8 +53,16 @@ class Client(models.Model):
     name = models.CharField(max_length=200, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = WatchedQuerySet.as_manager()
+
     def __str__(self):
         return self.name
+
+
+# A terminal's webhook URLs: at most this many, each at most this long (the API, the
+# admin and an order's own webhook_url all check against these).
+WEBHOOK_URLS_MAX = 10
+WEBHOOK_URL_MAX_LENGTH = 512
 
 
 class Terminal(models.Model):
@@ -82,6 +91,8 @@ class Terminal(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = WatchedQuerySet.as_manager()
+
     def __str__(self):
         return self.name
 
@@ -97,6 +108,44 @@ class ApiKey(ApiKeyBase):
 
     class Meta:
         verbose_name = "terminal API key"
+
+
+def method_enabled_on(
+    method: "PaymentMethod", *, terminal: "Terminal", link: "TerminalMethod | None"
+) -> bool:
+    """The one rule for "a terminal has this method": its link to the terminal is on
+    (`link`: their TerminalMethod, or None), the method is active and of the
+    terminal's currency. PaymentMethod.objects.enabled_on says the same in SQL."""
+    return (
+        link is not None
+        and link.enabled
+        and method.is_active
+        and method.currency == terminal.currency
+    )
+
+
+def fee_range_usable(fee_range: "FeeRange", method: "PaymentMethod") -> bool:
+    """A fee range counts only in its method's currency (FeeRange.objects.usable)."""
+    return fee_range.currency == method.currency
+
+
+class PaymentMethodQuerySet(WatchedQuerySet):
+    def linked_to(self, terminal: "Terminal"):
+        """Methods switched on for the terminal, in its currency, active or not (the
+        payment methods API lists inactive ones too)."""
+        return self.filter(
+            terminals__terminal=terminal, terminals__enabled=True, currency=terminal.currency
+        )
+
+    def enabled_on(self, terminal: "Terminal"):
+        """method_enabled_on in SQL."""
+        return self.linked_to(terminal).filter(is_active=True)
+
+
+class FeeRangeQuerySet(WatchedQuerySet):
+    def usable(self):
+        """fee_range_usable in SQL."""
+        return self.filter(currency=models.F("method__currency"))
 
 
 class PaymentMethod(models.Model):
@@ -128,6 +177,8 @@ class PaymentMethod(models.Model):
     hint_en = models.TextField(blank=True, help_text="Payer's hint on the form, English")
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = PaymentMethodQuerySet.as_manager()
+
     class Meta:
         ordering = ["name"]
 
@@ -150,6 +201,8 @@ class FeeRange(models.Model):
     # The trader's reward, a percent of the order's paid amount (Buy) or amount (Sell);
     # never shown to merchants.
     trader_reward_percent = models.DecimalField(max_digits=7, decimal_places=2, default=0)
+
+    objects = FeeRangeQuerySet.as_manager()
 
     class Meta:
         ordering = ["side", "min_amount"]
@@ -174,6 +227,8 @@ class TerminalMethod(models.Model):
     method = models.ForeignKey(PaymentMethod, on_delete=models.CASCADE, related_name="terminals")
     enabled = models.BooleanField(default=True)
     button_name = models.CharField(max_length=10, choices=ButtonName.choices, null=True, blank=True)
+
+    objects = WatchedQuerySet.as_manager()
 
     class Meta:
         constraints = [

@@ -6,9 +6,9 @@ from .models import ApiKey, FeeRange, PaymentMethod, Terminal, TerminalMethod, T
 def terminal_methods(
     *, terminal: Terminal, active_only: bool = False, method_types=None
 ) -> QuerySet:
-    qs = PaymentMethod.objects.filter(
-        terminals__terminal=terminal, terminals__enabled=True, currency=terminal.currency
-    ).prefetch_related(Prefetch("ranges", queryset=FeeRange.objects.order_by("side", "min_amount")))
+    qs = PaymentMethod.objects.linked_to(terminal).prefetch_related(
+        Prefetch("ranges", queryset=FeeRange.objects.order_by("side", "min_amount"))
+    )
     if active_only:
         qs = qs.filter(is_active=True)
     if method_types:

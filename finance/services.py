@@ -11,7 +11,6 @@ from urllib.parse import quote
 from django.db import transaction
 from django.utils import timezone
 
-from core import memo
 from core.errors import InvalidRequest
 from core.keys import generate_key
 
@@ -150,15 +149,11 @@ def terminal_webhook_secrets(*, terminal: Terminal) -> list[str]:
     return secrets_
 
 
-WEBHOOK_URLS_MAX = 10
-
-
 def terminal_webhook_urls_set(*, terminal: Terminal, urls: list[str]) -> list[str]:
     """Replace the terminal's webhook URL list (already validated), keeping the
     first occurrence of each."""
     urls = list(dict.fromkeys(urls))
     Terminal.objects.filter(pk=terminal.pk).update(webhook_urls=urls)
-    memo.changed()  # an update() sends no post_save
     terminal.webhook_urls = urls
     return urls
 

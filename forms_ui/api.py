@@ -2,10 +2,11 @@ from drf_spectacular.utils import extend_schema, extend_schema_field, inline_ser
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from core.api import TerminalAPIView, page_query, paginate, parse_query
+from core.api import TerminalAPIView, page_query, parse_query
 from core.client_address import client_ip
 from core.fields import AmountField, ClientOrderIdField, HttpUrlField
 from core.idempotency import idempotent
+from core.pagination import paginate
 from core.schema import any_case_pattern, page_schema
 from finance.models import ButtonName, Currency, Side
 from orders.services import CUSTOMER_BANKS

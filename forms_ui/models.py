@@ -30,7 +30,7 @@ FINAL_SESSION_STATES = {
 }
 
 
-# The session state machine, written once (decisions §5).
+# The session state machine, written once (docs/form.md#states).
 SESSION_TRANSITIONS: dict[str, set[str]] = {
     SessionState.METHOD_SELECTION: {SessionState.REQUISITES_SEARCH, SessionState.EXPIRED},
     SessionState.REQUISITES_SEARCH: {

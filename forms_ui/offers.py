@@ -24,17 +24,15 @@ def canonical_button(value: str | None) -> str | None:
 def methods_offered(*, terminal: Terminal, amount: Decimal) -> list[PaymentMethod]:
     """What the payer may pick on the form: enabled, active, with a Buy range that
     takes the amount."""
-    buy_methods = FeeRange.objects.filter(
-        side=Side.BUY, min_amount__lte=amount, max_amount__gte=amount
-    ).values("method_id")
+    buy_methods = (
+        FeeRange.objects.usable()
+        .filter(side=Side.BUY, min_amount__lte=amount, max_amount__gte=amount)
+        .values("method_id")
+    )
     return list(
-        PaymentMethod.objects.filter(
-            terminals__terminal=terminal,
-            terminals__enabled=True,
-            is_active=True,
-            currency=terminal.currency,
-            id__in=buy_methods,
-        ).order_by("-is_aggregate", "name")
+        PaymentMethod.objects.enabled_on(terminal)
+        .filter(id__in=buy_methods)
+        .order_by("-is_aggregate", "name")
     )
 
 
@@ -63,7 +61,7 @@ def check_amount_within_limits(
     """The H2H rule for the amount: 409 when the preselected method cannot take it, or,
     with no method preselected, when no method on offer can."""
     if method is not None:
-        ranges = list(FeeRange.objects.filter(method=method, side=Side.BUY))
+        ranges = list(FeeRange.objects.usable().filter(method=method, side=Side.BUY))
         orders.fee_range_for(ranges=ranges, side=Side.BUY, amount=amount)
     elif not methods_offered(terminal=terminal, amount=amount):
         raise Conflict(

@@ -1,5 +1,5 @@
 """The payer's ways on from a dead end: after a search that found no requisites the
-payer may pick another method while the session has time left (product.md §13)."""
+payer may pick another method while the session has time left (docs/form.md)."""
 
 from django.db import transaction
 from django.utils import timezone

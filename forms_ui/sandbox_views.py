@@ -1,4 +1,4 @@
-"""The sandbox's two buttons on a sandbox session's page (product §11): the payer's
+"""The sandbox's two buttons on a sandbox session's page (docs/sandbox.md): the payer's
 page acts as the trader would, through the orders' lifecycle with actor sandbox.
 Plain form posts with CSRF, so they work without script."""
 

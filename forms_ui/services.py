@@ -1,4 +1,4 @@
-"""Hosted payment-form sessions (decisions §5).
+"""Hosted payment-form sessions (docs/form.md#states).
 
 A session never has its own idea of whether money moved: once it has an order it
 follows the order's status. Before that it is a search for requisites: at once when
@@ -6,6 +6,7 @@ the method is known, then again by the beat task until the search window closes.
 """
 
 import logging
+from collections.abc import Callable
 from datetime import timedelta
 from decimal import Decimal
 
@@ -25,7 +26,7 @@ from core.errors import (
 )
 from finance.models import Side, Terminal
 from orders import services as orders
-from orders.models import OrderStatus
+from orders.models import Order, overdue_q
 
 from .models import (
     FINAL_SESSION_STATES,
@@ -67,13 +68,9 @@ def session_create(
     return_url: str | None = None,
 ) -> FormSession:
     if order_side != Side.BUY:
-        raise InvalidRequest(
-            "The payment form supports only Buy orders", code=ErrorCode.FORM_SELL_NOT_SUPPORTED
-        )
+        raise InvalidRequest(code=ErrorCode.FORM_SELL_NOT_SUPPORTED)
     if not terminal.form_activated:
-        raise Conflict(
-            "The payment form is not activated for this terminal", code=ErrorCode.FORM_NOT_ACTIVATED
-        )
+        raise Conflict(code=ErrorCode.FORM_NOT_ACTIVATED)
     button = canonical_button(button_name)
     method = None
     if button is not None:
@@ -141,9 +138,7 @@ def session_choose_method(*, session_id: str, method_id) -> FormSession:
         }
         method = offered.get(str(method_id))
         if method is None:
-            raise InvalidRequest(
-                "This payment method is not available", code=ErrorCode.METHOD_NOT_OFFERED
-            )
+            raise InvalidRequest(code=ErrorCode.METHOD_NOT_OFFERED)
         session.method = method
         _move(session, SessionState.REQUISITES_SEARCH)
         _open_search_window(session, timezone.now())
@@ -220,7 +215,14 @@ def session_refresh(*, session_id: str) -> FormSession:
     return session
 
 
-def session_for_order(*, order, options: dict) -> str:
+def form_session_for_order(options: dict) -> Callable[[Order], str]:
+    """order_create's `form_session` step for an order_with_form terminal's H2H order
+    (the project's URLs give it to the order API): the session, in the same
+    transaction, and its form_url."""
+    return lambda order: session_for_order(order=order, options=options)
+
+
+def session_for_order(*, order: Order, options: dict) -> str:
     """An order_with_form terminal's H2H order gets its session in the same transaction."""
     now = timezone.now()
     session = FormSession.objects.create(
@@ -370,7 +372,7 @@ def sessions_sync_due(*, limit: int = 200) -> int:
         order__isnull=True, state=SessionState.METHOD_SELECTION, expires_at__lte=now
     )
     overdue_orders = FormSession.objects.filter(
-        order__isnull=False, order__status=OrderStatus.PENDING, order__expires_at__lte=DbNow()
+        overdue_q(path="order__"), order__isnull=False
     ).exclude(state__in=FINAL_SESSION_STATES)
     for qs in (following, expiring, overdue_orders):
         for session_id in list(qs.values_list("pk", flat=True)[:limit]):

@@ -3,10 +3,14 @@
 The msgids are English; `locale/ru` translates them (Russian is the page's default),
 `locale/en` is there so an English page never falls back to anything else. The
 page's language comes from `?lang=`, then the language cookie, then Accept-Language,
-else Russian (product.md §13)."""
+else Russian (docs/form.md#languages)."""
 
 from django.conf import settings
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
+
+from core.uploads import MAX_UPLOAD_MB
+from orders.receipts import MAX_RECEIPTS
 
 PAGE_LANGUAGES = ("ru", "en")
 DEFAULT_LANGUAGE = "ru"
@@ -66,12 +70,18 @@ TEXTS = {
         "Send exactly this amount in one transfer, or the payment cannot be matched."
     ),
     "receipts": _("Payment receipt"),
-    "receipts_hint": _("Attach a screenshot or PDF of the transfer (up to 3 files, 5 MB each)."),
+    "receipts_hint": format_lazy(
+        _("Attach a screenshot or PDF of the transfer (up to {count} files, {megabytes} MB each)."),
+        count=MAX_RECEIPTS,
+        megabytes=MAX_UPLOAD_MB,
+    ),
     "receipt_file": _("Receipt file"),
     "receipt_send": _("Attach the receipt"),
     "receipts_done": _("Attached"),
     "receipt_empty": _("Choose a file first."),
-    "receipt_too_large": _("The file is larger than 5 MB."),
+    "receipt_too_large": format_lazy(
+        _("The file is larger than {megabytes} MB."), megabytes=MAX_UPLOAD_MB
+    ),
     "receipt_type": _("Only images (PNG, JPEG…) or PDF files are accepted; this file is neither."),
     "receipt_too_many": _("You have already attached 3 files."),
     "receipt_closed": _("This payment no longer takes receipts."),
@@ -79,7 +89,7 @@ TEXTS = {
     "qr_hint": _("Scan the code with the phone that has your banking app."),
     "qr_label": _("QR code of this payment page"),
     "state_changed": _("The payment status has changed."),
-    # Sandbox sessions only (product.md §11).
+    # Sandbox sessions only (docs/sandbox.md).
     "sandbox_mode": _("Test mode."),
     "sandbox_banner": _("This is a sandbox payment: no real money moves."),
     "sandbox_actions": _("Sandbox: act as the trader would."),

@@ -15,7 +15,6 @@ from django.views.decorators.http import require_GET, require_POST
 from core.error_codes import ErrorCode
 from core.errors import ServiceError, error_response
 from core.uploads import UploadSizeLimit
-from orders.models import OrderStatus
 from orders.receipts import MAX_RECEIPT_BYTES, MAX_RECEIPTS, ReceiptRefused, receipt_attach
 
 from . import offers, recovery, services
@@ -108,7 +107,7 @@ def _session_page(request, session: FormSession, *, receipt_error: str = "", sta
         "receipts": receipts,
         "receipts_open": state in RECEIPT_STATES
         and order is not None
-        and order.status == OrderStatus.PENDING
+        and order.takes_receipts
         and len(receipts) < MAX_RECEIPTS,
         "receipt_error": receipt_error,
         "qr": "",

@@ -13,23 +13,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-from django.db.models import (
-    Case,
-    CharField,
-    Count,
-    DurationField,
-    ExpressionWrapper,
-    F,
-    Sum,
-    Value,
-    When,
-)
+from django.db.models import Count, DurationField, ExpressionWrapper, F, Sum
 from django.db.models.functions import TruncHour
 
 from core.money import quantize_money
 from disputes.models import Dispute
 from finance.models import PaymentMethod, Terminal
-from orders.models import Order, OrderStatus, Trader
+from orders.models import Order, OrderStatus, Trader, conversion
 from webhooks.models import DeliveryState, WebhookDelivery
 
 PERIODS = {"24h": timedelta(hours=24), "7d": timedelta(days=7), "30d": timedelta(days=30)}
@@ -55,7 +45,7 @@ class Dashboard:
 
     @property
     def conversion(self) -> Decimal | None:
-        return _conversion(self.completed, self.ended)
+        return conversion(self.completed, self.ended)
 
 
 def scope_orders(
@@ -70,18 +60,6 @@ def scope_orders(
     return orders.filter(**{livemode: True})
 
 
-def _shown_status(now: datetime):
-    return Case(
-        When(status=OrderStatus.PENDING, expires_at__lte=now, then=Value(OrderStatus.EXPIRED)),
-        default=F("status"),
-        output_field=CharField(),
-    )
-
-
-def _conversion(completed: int, ended: int) -> Decimal | None:
-    return (Decimal(completed) * 100 / ended).quantize(Decimal("0.1")) if ended else None
-
-
 def dashboard_get(*, period: str, terminal: Terminal | None, now: datetime) -> Dashboard:
     since = now - PERIODS[period]
     board = Dashboard(since=since, now=now)
@@ -92,7 +70,8 @@ def dashboard_get(*, period: str, terminal: Terminal | None, now: datetime) -> D
     # method, trader, side). Every figure and chart below is folded from these groups,
     # whose number is bounded by those dimensions, not by the number of orders.
     groups = list(
-        cohort.annotate(hour=TruncHour("created_at"), shown=_shown_status(now))
+        cohort.with_shown_status(now=now)
+        .annotate(hour=TruncHour("created_at"))
         .values("hour", "shown", "method_id", "trader_id", "side")
         .annotate(n=Count("id"), paid=Sum("paid_amount"))
         .order_by()
@@ -101,7 +80,7 @@ def dashboard_get(*, period: str, terminal: Terminal | None, now: datetime) -> D
     board.median_confirm_seconds = _median_confirm_seconds(cohort, board.completed)
 
     pending_now = scope_orders(
-        Order.objects.filter(status=OrderStatus.PENDING, expires_at__gt=now), terminal=terminal
+        Order.objects.shown_as(OrderStatus.PENDING, now=now), terminal=terminal
     )
     pending_by_trader = {
         row["trader_id"]: row["n"]
@@ -182,7 +161,7 @@ def _tally(groups: list[dict], dimension: str) -> dict:
         tally["completed"] += g["n"] if g["shown"] == OrderStatus.COMPLETED else 0
         tally["ended"] += g["n"] if g["shown"] != OrderStatus.PENDING else 0
     for tally in tallies.values():
-        tally["conversion"] = _conversion(tally["completed"], tally["ended"])
+        tally["conversion"] = conversion(tally["completed"], tally["ended"])
     return tallies
 
 

@@ -22,7 +22,7 @@ from webhooks.admin import order_history
 
 from . import services
 from .export import orders_csv_response
-from .models import Order, OrderStatus, Requisite, Trader, TraderApiKey
+from .models import Order, OrderStatus, Requisite, Trader, TraderApiKey, conversion, shown_as_q
 
 
 def _related(obj, name: str):
@@ -80,7 +80,7 @@ class TraderAdmin(admin.ModelAdmin):
     readonly_fields = ["workload"]
 
     def get_queryset(self, request):
-        pending = Q(orders__status=OrderStatus.PENDING, orders__expires_at__gt=DbNow())
+        pending = shown_as_q(OrderStatus.PENDING, path="orders__")
         return super().get_queryset(request).annotate(pending=Count("orders", filter=pending))
 
     @admin.display(description="open orders", ordering="pending")
@@ -99,12 +99,13 @@ class TraderAdmin(admin.ModelAdmin):
         if obj.pk is None:
             return "-"
         since = DbNow() - timedelta(days=30)
-        ended = ~Q(status=OrderStatus.PENDING) | Q(expires_at__lte=DbNow())
+        ended = ~shown_as_q(OrderStatus.PENDING)
         figures = Order.objects.filter(trader=obj, created_at__gte=since).aggregate(
             ended=Count("id", filter=ended),
             completed=Count("id", filter=Q(status=OrderStatus.COMPLETED)),
         )
-        rate = f"{figures['completed'] * 100 / figures['ended']:.1f} %" if figures["ended"] else "-"
+        rate = conversion(figures["completed"], figures["ended"])
+        rate = f"{rate} %" if rate is not None else "-"
         return format_html(
             "{} open orders · conversion over 30 days {} ({} of {} ended) · "
             '<a href="{}?trader__id__exact={}">requisites</a> · '

@@ -2,8 +2,6 @@
 the partial index on Pending orders' expiry, so the cost follows the number of
 Pending orders, not of all orders."""
 
-from core.db import DbNow
-
 from .models import Order, OrderStatus
 
 
@@ -13,4 +11,4 @@ def orders_pending_count() -> int:
 
 def orders_overdue_count() -> int:
     """Pending past their expiry: the expiry sweep is behind (or not running)."""
-    return Order.objects.filter(status=OrderStatus.PENDING, expires_at__lte=DbNow()).count()
+    return Order.objects.overdue().count()

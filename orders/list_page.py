@@ -1,13 +1,13 @@
-"""A merchant's order list by page number (the list's common case) in two written-out
-statements: the page with its methods' names, and the capped count; and the search by
+"""A merchant's order list, numbered or cursor pages, in two written-out statements:
+the page with its methods' names, and the capped count; and the search by
 client_order_id in one.
 
 The ORM spent more time building these two statements for each request than the
 database spends running them; here they are strings put together from the filters
 given, with values prepared by the fields themselves and rows converted by Django's
 own converters (SQLite keeps dates, decimals and ids as text). The page's rows are
-OrderRow tuples for render_rows, as the ORM path gives them. Cursor pages
-(`starting_after`, `ending_before`) stay on the ORM path (selectors.order_list_page).
+OrderRow tuples for render_rows. The cursor's keyset condition and the page's
+envelope come from core.pagination, as every list's do.
 """
 
 import functools
@@ -15,12 +15,15 @@ from datetime import datetime
 
 from django.db import connection
 
+from core import sql_rows
 from core.db import db_now_sql
+from core.error_codes import ErrorCode
+from core.errors import NotFound
 from core.formats import parse_uuid
-from core.pagination import numbered_page_body
+from core.pagination import PageAsked, beyond_sql, keyset_page_body, numbered_page_body
 from finance.models import PaymentMethod, Terminal
 
-from .models import Order, OrderStatus
+from .models import Order, shown_as_sql
 from .render import OrderRow
 
 _ORDERS = Order._meta.db_table
@@ -46,47 +49,11 @@ def _select() -> str:
 
 @functools.cache
 def _converters() -> list:
-    """(position, converters, expression) for each column that needs converting on
-    this database, as Django's compiler finds them for the same values_list."""
-    rows = Order.objects.with_db_clock().values_list(*OrderRow.COLUMNS)
-    compiler = rows.query.get_compiler(connection.alias)
-    compiler.setup_query()
-    expressions = [column[0] for column in compiler.select]
-    found = compiler.get_converters(expressions)
-    return [(position, convs, expression) for position, (convs, expression) in found.items()]
+    return sql_rows.converters_for(Order.objects.with_db_clock().values_list(*OrderRow.COLUMNS))
 
 
 def _convert(rows: list) -> list:
-    converters = _converters()
-    if not converters:
-        return rows
-    out = []
-    for row in rows:
-        row = list(row)
-        for position, convs, expression in converters:
-            value = row[position]
-            for convert in convs:
-                value = convert(value, expression, connection)
-            row[position] = value
-        out.append(tuple(row))
-    return out
-
-
-@functools.cache
-def _plain_timestamptz_loader():
-    """psycopg's own timestamptz loader (C when psycopg[binary] has it), for a cursor
-    that reads many dates: Django's, which re-attaches the connection's timezone to
-    each value, took a fifth of a page's time. The session's timezone is already the
-    connection's (UTC), so the values are the same instants, in UTC."""
-    import psycopg
-    from psycopg.pq import Format
-
-    return psycopg.adapters.get_loader(psycopg.adapters.types["timestamptz"].oid, Format.TEXT)
-
-
-def _read_dates_plainly(cursor) -> None:
-    if connection.vendor == "postgresql":
-        cursor.cursor.adapters.register_loader("timestamptz", _plain_timestamptz_loader())
+    return sql_rows.convert(rows, _converters())
 
 
 def _prep(field: str, value):
@@ -117,23 +84,32 @@ def _where(
         conditions.append(f"{_column('side')} = %s")
         params.append(order_side)
     if status:
-        # The status as shown: a Pending order past expiry (by the database's clock)
-        # counts as Expired (selectors.orders_with_shown_status: the ORM path's rule).
-        now = db_now_sql()
-        state, expires = _column("status"), _column("expires_at")
-        if status == OrderStatus.PENDING:
-            conditions.append(f"{state} = %s AND {expires} > {now}")
-            params.append(OrderStatus.PENDING.value)
-        elif status == OrderStatus.EXPIRED:
-            conditions.append(f"({state} = %s OR ({state} = %s AND {expires} <= {now}))")
-            params += [OrderStatus.EXPIRED.value, OrderStatus.PENDING.value]
-        else:
-            conditions.append(f"{state} = %s")
-            params.append(status)
+        # The status as shown, by the database's clock (models.shown_as_sql).
+        condition, status_params = shown_as_sql(
+            status, state=_column("status"), expires=_column("expires_at"), now=db_now_sql()
+        )
+        conditions.append(condition)
+        params += status_params
     return " AND ".join(conditions), params
 
 
-def order_list_by_page(
+def _cursor(terminal: Terminal, field: str, order_id, sort_by: str) -> list | None:
+    """The cursor order's (sort key, id), prepared; 404 unless it is the terminal's."""
+    if order_id is None:
+        return None
+    order_uuid = parse_uuid(str(order_id))
+    keys = Order.objects.filter(terminal=terminal, pk=order_uuid).values_list(sort_by, "id")
+    row = keys.first() if order_uuid else None
+    if row is None:
+        raise NotFound(
+            f"{field} is not an order of this terminal",
+            code=ErrorCode.ORDER_NOT_FOUND,
+            errors={field: ["Not an order of this terminal"]},
+        )
+    return [_prep(sort_by, row[0]), _prep("id", row[1])]
+
+
+def order_list_page(
     *,
     terminal: Terminal,
     start: datetime,
@@ -143,15 +119,19 @@ def order_list_by_page(
     status: str | None,
     sort_by: str,
     descending: bool,
-    page: int,
-    size: int,
-    count_cap: int,
+    asked: PageAsked,
 ) -> dict:
-    """Page `page` (by offset) of selectors.order_list's filter and order, `total`
-    counted up to `count_cap` (a lower bound with `total_is_estimate` beyond it; not
-    counted at all when a first page is not full)."""
+    """The page `asked` of the terminal's orders in (`sort_by`, id) order, numbered or
+    by cursor, from the same written-out statement. A numbered page is read by offset,
+    `total` counted up to the cap (a lower bound with `total_is_estimate` beyond it;
+    not counted at all when a first page is not full). A cursor page is the `size`
+    orders right after `starting_after` or right before `ending_before` (with both,
+    the first `size` between them), read off the index whatever its depth; a cursor
+    that is not one of the terminal's orders is a 404."""
     if sort_by not in _SORTS:
         raise ValueError(sort_by)
+    after = _cursor(terminal, "starting_after", asked.starting_after, sort_by)
+    before = _cursor(terminal, "ending_before", asked.ending_before, sort_by)
     where = _where(
         terminal=terminal,
         start=start,
@@ -160,18 +140,31 @@ def order_list_by_page(
         order_side=order_side,
         status=status,
     )
+    size, count_cap = asked.size, asked.count_cap
     if where is None:  # nothing can match
-        return numbered_page_body([], page=page, size=size, count_cap=count_cap, count=lambda _: 0)
+        if asked.by_cursor:
+            return keyset_page_body([], size=size, backwards=False, count_cap=0, count=len)
+        return numbered_page_body(
+            [], page=asked.page, size=size, count_cap=count_cap, count=lambda _: 0
+        )
     condition, params = where
-    direction = "DESC" if descending else "ASC"
+    keys = (_column(sort_by), _column("id"))
+    # Moving forward in a descending list is moving towards smaller keys.
+    for cursor, smaller in ((after, descending), (before, not descending)):
+        if cursor is not None:
+            past, past_params = beyond_sql(keys, cursor, smaller=smaller)
+            condition, params = f"{condition} AND {past}", [*params, *past_params]
+    # Only `ending_before`: the orders nearest the cursor, read towards it.
+    backwards = after is None and before is not None
+    direction = "DESC" if descending != backwards else "ASC"
+    offset = 0 if asked.by_cursor else (asked.page - 1) * size
     sql = (
         f"{_select()} WHERE {condition}"
-        f" ORDER BY {_column(sort_by)} {direction}, {_column('id')} {direction}"
-        f" LIMIT %s OFFSET %s"
+        f" ORDER BY {keys[0]} {direction}, {keys[1]} {direction} LIMIT %s OFFSET %s"
     )
     with connection.cursor() as cursor:
-        _read_dates_plainly(cursor)
-        cursor.execute(sql, [*params, size + 1, (page - 1) * size])
+        sql_rows.read_dates_plainly(cursor)
+        cursor.execute(sql, [*params, size + 1, offset])
         rows = _convert(cursor.fetchall())
 
         def count(limit: int) -> int:
@@ -181,7 +174,13 @@ def order_list_by_page(
             )
             return cursor.fetchone()[0]
 
-        return numbered_page_body(rows, page=page, size=size, count_cap=count_cap, count=count)
+        if asked.by_cursor:
+            return keyset_page_body(
+                rows, size=size, backwards=backwards, count_cap=count_cap, count=count
+            )
+        return numbered_page_body(
+            rows, page=asked.page, size=size, count_cap=count_cap, count=count
+        )
 
 
 def orders_by_client_order_id(*, terminal: Terminal, client_order_id: str, size: int) -> list:
@@ -192,6 +191,6 @@ def orders_by_client_order_id(*, terminal: Terminal, client_order_id: str, size:
         f" ORDER BY {_column('created_at')} DESC, {_column('id')} DESC LIMIT %s"
     )
     with connection.cursor() as cursor:
-        _read_dates_plainly(cursor)
+        sql_rows.read_dates_plainly(cursor)
         cursor.execute(sql, [_prep("terminal", terminal.pk), client_order_id, size])
         return _convert(cursor.fetchall())

@@ -1,13 +1,15 @@
 import uuid
 from datetime import datetime
+from decimal import Decimal
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import Case, CharField, F, Q, Value, When
 
 from core.db import DbNow, db_now
 from core.keys import ApiKeyBase
-from core.money import MoneyField
+from core.memo import WatchedQuerySet
+from core.money import MoneyField, fee_for
 from finance.models import Currency, PaymentMethod, Reserve, Side, Terminal
 
 
@@ -28,6 +30,8 @@ class Trader(models.Model):
         related_name="trader",
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = WatchedQuerySet.as_manager()
 
     def __str__(self):
         return self.name
@@ -120,7 +124,7 @@ class OrderStatus(models.TextChoices):
     EXPIRED = "Expired", "Expired"
 
 
-# The order state machine (decisions §3), written once; services check against it.
+# The order state machine (docs/orders.md#lifecycle), written once; services check against it.
 # Reaching Completed from Cancelled/Expired is only for an accepted dispute.
 ORDER_TRANSITIONS: dict[str, set[str]] = {
     OrderStatus.PENDING: {OrderStatus.COMPLETED, OrderStatus.CANCELLED, OrderStatus.EXPIRED},
@@ -131,11 +135,94 @@ ORDER_TRANSITIONS: dict[str, set[str]] = {
 DISPUTE_COMPLETABLE = {OrderStatus.PENDING, OrderStatus.CANCELLED, OrderStatus.EXPIRED}
 
 
+# The rules that decide what an order is, each written once: a pure function of its
+# fields and the same rule in SQL (a Q for the QuerySet methods; shown_as_sql for
+# hand-written statements). orders/tests/test_rules_parity.py runs both on the same rows.
+def order_is_overdue(status: str, expires_at: datetime, clock: datetime) -> bool:
+    """Pending past `expires_at` (by the database's `clock`): due for the sweep."""
+    return status == OrderStatus.PENDING and expires_at <= clock
+
+
+def order_shown_status(status: str, expires_at: datetime, clock: datetime) -> str:
+    """The status as shown everywhere: Pending past expires_at reads as Expired."""
+    return OrderStatus.EXPIRED if order_is_overdue(status, expires_at, clock) else status
+
+
+def order_completable_by_dispute(side: str, status: str) -> bool:
+    """An accepted dispute completes a Buy order that is not Completed yet."""
+    return side == Side.BUY and status in DISPUTE_COMPLETABLE
+
+
+def merchant_credit(paid_amount: Decimal, fee_amount: Decimal) -> Decimal:
+    """What a completed Buy credits its merchant: paid less the fee, never below 0."""
+    return max(paid_amount - fee_amount, Decimal("0.00"))
+
+
+def conversion(completed: int, ended: int) -> Decimal | None:
+    """Completed as a percent of ended (shown status not Pending), to 0.1; None if none."""
+    return (Decimal(completed) * 100 / ended).quantize(Decimal("0.1")) if ended else None
+
+
+def overdue_q(*, now=None, path: str = "") -> Q:
+    """order_is_overdue in SQL, `path` to the order ("order__"), `now` the DB's clock."""
+    now = DbNow() if now is None else now
+    return Q(**{f"{path}status": OrderStatus.PENDING, f"{path}expires_at__lte": now})
+
+
+def shown_as_q(status: str, *, now=None, path: str = "") -> Q:
+    """Orders whose shown status (order_shown_status) is `status`, in SQL."""
+    now = DbNow() if now is None else now
+    if status == OrderStatus.PENDING:
+        return Q(**{f"{path}status": OrderStatus.PENDING, f"{path}expires_at__gt": now})
+    if status == OrderStatus.EXPIRED:
+        return Q(**{f"{path}status": OrderStatus.EXPIRED}) | overdue_q(now=now, path=path)
+    return Q(**{f"{path}status": status})
+
+
+def shown_as_sql(status: str, *, state: str, expires: str, now: str) -> tuple[str, list]:
+    """shown_as_q for a hand-written statement (columns and the clock's SQL given)."""
+    if status == OrderStatus.PENDING:
+        return f"{state} = %s AND {expires} > {now}", [OrderStatus.PENDING.value]
+    if status == OrderStatus.EXPIRED:
+        return (
+            f"({state} = %s OR ({state} = %s AND {expires} <= {now}))",
+            [OrderStatus.EXPIRED.value, OrderStatus.PENDING.value],
+        )
+    return f"{state} = %s", [status]
+
+
+def shown_status_expression(*, now=None) -> Case:  # order_shown_status as a column
+    return Case(
+        When(overdue_q(now=now), then=Value(OrderStatus.EXPIRED.value)),
+        default=F("status"),
+        output_field=CharField(),
+    )
+
+
 class OrderQuerySet(models.QuerySet):
     def with_db_clock(self):
         """Each order read with the database's time beside it (`db_clock`), which
         is_overdue compares expires_at with: no extra round trip."""
         return self.annotate(db_clock=DbNow())
+
+    def with_shown_status(self, *, now=None):  # as `shown` (order_shown_status)
+        return self.annotate(shown=shown_status_expression(now=now))
+
+    def shown_as(self, status: str | None, *, now=None):
+        """Orders shown as `status` (every order when it is empty)."""
+        return self.filter(shown_as_q(status, now=now)) if status else self
+
+    def overdue(self, *, now=None):
+        """Pending past expires_at: what the expiry sweep has still to do."""
+        return self.filter(overdue_q(now=now))
+
+    def completable_by_dispute(self):
+        """order_completable_by_dispute in SQL."""
+        return self.filter(side=Side.BUY, status__in=DISPUTE_COMPLETABLE)
+
+    def taking_receipts(self, *, now=None):
+        """Order.takes_receipts in SQL."""
+        return self.shown_as(OrderStatus.PENDING, now=now)
 
 
 class Order(models.Model):
@@ -169,8 +256,7 @@ class Order(models.Model):
     fixed_fee = MoneyField(default=0)
     fee_amount = MoneyField()
     paid_amount = MoneyField(null=True, blank=True)
-    # The trader's reward on this order (set when it completes); the platform's revenue
-    # is fee_amount minus it.
+    # The trader's reward on this order (set at completion); revenue = fee_amount - it.
     trader_reward = MoneyField(null=True, blank=True)
     # The fee range's trader_reward_percent when the order was made, as `fee` is.
     trader_reward_percent = models.DecimalField(max_digits=7, decimal_places=2, default=0)
@@ -241,7 +327,7 @@ class Order(models.Model):
         ]
         constraints = [
             # A payer's transfer is recognised by its amount: one requisite never has
-            # two Pending Buy orders of the same amount (decisions §4).
+            # two Pending Buy orders of the same amount (docs/orders.md#matching).
             models.UniqueConstraint(
                 fields=["requisite", "amount"],
                 condition=Q(status="Pending", side="Buy"),
@@ -269,7 +355,7 @@ class Order(models.Model):
 
     @property
     def is_overdue(self) -> bool:
-        return self.status == OrderStatus.PENDING and self.expires_at <= self.clock
+        return order_is_overdue(self.status, self.expires_at, self.clock)
 
     @property
     def seconds_left(self) -> int:
@@ -281,7 +367,19 @@ class Order(models.Model):
     @property
     def shown_status(self) -> str:
         """Never shown as Pending after expires_at, even before the sweep has run."""
-        return OrderStatus.EXPIRED if self.is_overdue else self.status
+        return order_shown_status(self.status, self.expires_at, self.clock)
+
+    @property
+    def completable_by_dispute(self) -> bool:
+        return order_completable_by_dispute(self.side, self.status)
+
+    def fee_on(self, paid_amount: Decimal) -> Decimal:  # on what arrived (a dispute's claim)
+        return fee_for(paid_amount, rate=self.fee, fixed=self.fixed_fee)
+
+    @property
+    def takes_receipts(self) -> bool:
+        """The payer may still attach receipts: shown as Pending (not past expiry)."""
+        return self.shown_status == OrderStatus.PENDING
 
 
 class Receipt(models.Model):

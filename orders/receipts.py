@@ -1,4 +1,4 @@
-"""Payers' receipts for an order (product.md §13): up to 3 files per order, images or
+"""Payers' receipts for an order (docs/form.md#receipts): up to 3 files per order, images or
 PDF judged by their bytes, 5 MB each. A refused file stores nothing: it is checked
 first, written before the short transaction that adds the row, and removed again
 when that transaction does not commit."""
@@ -21,13 +21,14 @@ from core.files import (
     private_file_response,
 )
 from core.formats import iso_utc
+from core.uploads import MAX_UPLOAD_BYTES
 
-from .models import Order, OrderStatus, Receipt
+from .models import Order, Receipt
 
 logger = logging.getLogger(__name__)
 
 MAX_RECEIPTS = 3
-MAX_RECEIPT_BYTES = 5 * 1024 * 1024
+MAX_RECEIPT_BYTES = MAX_UPLOAD_BYTES
 ALLOWED_PREFIXES = ("image/",)
 ALLOWED_EXACT = ("application/pdf",)
 
@@ -71,7 +72,7 @@ def _remove(name: str) -> None:
 def receipt_attach(*, order_id, upload) -> Receipt:
     """Attach one receipt to a Pending order; the order's receipts_count follows."""
     kind = receipt_check(upload=upload)
-    if Order.objects.filter(pk=order_id, status=OrderStatus.PENDING).count() == 0:
+    if Order.objects.taking_receipts().filter(pk=order_id).count() == 0:
         raise ReceiptRefused(code=ErrorCode.RECEIPT_CLOSED)
     if Receipt.objects.filter(order_id=order_id).count() >= MAX_RECEIPTS:
         raise ReceiptRefused(code=ErrorCode.RECEIPT_TOO_MANY)
@@ -82,7 +83,7 @@ def receipt_attach(*, order_id, upload) -> Receipt:
     try:
         with transaction.atomic():
             order = Order.objects.select_for_update().with_db_clock().get(pk=order_id)
-            if order.status != OrderStatus.PENDING or order.is_overdue:
+            if not order.takes_receipts:
                 raise ReceiptRefused(code=ErrorCode.RECEIPT_CLOSED)
             if order.receipts_count >= MAX_RECEIPTS:
                 raise ReceiptRefused(code=ErrorCode.RECEIPT_TOO_MANY)

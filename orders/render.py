@@ -5,7 +5,7 @@ from collections import namedtuple
 from core.formats import iso_utc
 from core.money import money_number, money_str
 
-from .models import Order
+from .models import Order, order_is_overdue, order_shown_status
 
 
 def render_order(order: Order) -> dict:
@@ -119,10 +119,15 @@ class OrderRow(namedtuple("OrderRowBase", (*_ROW_FIELDS, "method_name", "method_
     FIELDS = _ROW_FIELDS
     COLUMNS = (*_ROW_FIELDS, "method__name", "method__method_type")
 
-    # The same rules as the model's, not a copy of them.
-    clock = Order.clock
-    is_overdue = Order.is_overdue
-    shown_status = Order.shown_status
+    # The same rules as the model's (its pure functions), read against the database's
+    # time that came with the row.
+    @property
+    def is_overdue(self) -> bool:
+        return order_is_overdue(self.status, self.expires_at, self.db_clock)
+
+    @property
+    def shown_status(self) -> str:
+        return order_shown_status(self.status, self.expires_at, self.db_clock)
 
     @property
     def method(self) -> "_Method":

@@ -1,5 +1,5 @@
 """The sandbox's endpoint: a sandbox terminal drives its own orders through the
-lifecycle a trader or the clock would (product §11)."""
+lifecycle a trader or the clock would (docs/sandbox.md)."""
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers

@@ -5,8 +5,9 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from core.api import TraderAPIView, ok, page_query, paginate, parse_query
+from core.api import TraderAPIView, ok, page_query, parse_query
 from core.fields import AmountField
+from core.pagination import paginate
 from finance.models import Side
 
 from . import selectors, services

@@ -239,7 +239,7 @@ SPECTACULAR_SETTINGS = {
     ],
 }
 
-# --- Business settings (decisions.md) -----------------------------------------------------
+# --- Business settings (docs/decisions.md) --------------------------------------------------
 ORDER_TTL_BUY_SECONDS = env.int("ORDER_TTL_BUY_SECONDS", default=15 * 60)
 ORDER_TTL_SELL_SECONDS = env.int("ORDER_TTL_SELL_SECONDS", default=60 * 60)
 # The order list counts `total` up to this many orders; past it `total` is this cap and
@@ -252,7 +252,7 @@ FORM_SEARCH_RETRY_SECONDS = env.int("FORM_SEARCH_RETRY_SECONDS", default=3)
 FORM_SESSION_TTL_SECONDS = env.int("FORM_SESSION_TTL_SECONDS", default=30 * 60)
 ANTIFRAUD_MAX_PENDING_PER_USER = env.int("ANTIFRAUD_MAX_PENDING_PER_USER", default=3)
 API_RATE_LIMIT = env.str("API_RATE_LIMIT", default="1200/min")
-# Failed X-API-Key authentications allowed per client address (product §17).
+# Failed X-API-Key authentications allowed per client address (docs/decisions.md).
 AUTH_FAILURE_RATE_LIMIT = env.str("AUTH_FAILURE_RATE_LIMIT", default="60/min")
 # The proxies whose X-Forwarded-For is believed (the same variable gunicorn reads).
 FORWARDED_ALLOW_IPS = [
@@ -265,7 +265,7 @@ WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", defa
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
 # Attempts one worker process keeps in flight (docs/webhooks.md, "Delivery concurrency").
 WEBHOOK_DELIVERY_CONCURRENCY = env.int("WEBHOOK_DELIVERY_CONCURRENCY", default=16)
-# Seconds to wait before each retry after a failed attempt (decisions §7).
+# Seconds to wait before each retry after a failed attempt (docs/webhooks.md#delivery-and-retries).
 WEBHOOK_RETRY_SCHEDULE = env.list(
     "WEBHOOK_RETRY_SCHEDULE",
     cast=int,
@@ -358,7 +358,7 @@ for _name in ("API_RATE_LIMIT", "AUTH_FAILURE_RATE_LIMIT", "ADMIN_LOGIN_RATE_LIM
     except ValueError as exc:
         raise environ.ImproperlyConfigured(str(exc)) from None
 
-# --- Observability (product.md §15, docs/operations.md) -----------------------------------
+# --- Observability (docs/operations.md) --------------------------------------------------
 # With a token, /metrics wants `Authorization: Bearer <token>` from anywhere; without
 # one it answers only clients on this machine.
 METRICS_TOKEN = env.str("METRICS_TOKEN", default="")

@@ -7,6 +7,8 @@ from core.admin_2fa import two_factor
 from core.admin_login import throttled_admin_login
 from core.fallback import api_fallback
 from finance.api import TerminalView
+from forms_ui.services import form_session_for_order
+from orders.api import OrderCollectionView
 
 from . import health
 from .ping import PingView
@@ -14,6 +16,7 @@ from .ping import PingView
 api_v1 = [
     path("finance/", include("finance.urls")),
     path("finance/", include("settlements.api_urls")),
+    path("order/", OrderCollectionView.as_view(form_session=form_session_for_order)),
     path("order/", include("orders.urls")),
     path("trader/", include("orders.trader_urls")),
     path("trader/", include("traders.books_urls")),

@@ -4,12 +4,13 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serial
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from core.api import TerminalAPIView, ok, page_query, paginate, parse_query
+from core.api import TerminalAPIView, ok, page_query, parse_query
 from core.error_codes import ErrorCode
 from core.errors import NotFound
 from core.fields import AmountField
 from core.formats import parse_uuid
 from core.idempotency import idempotent
+from core.pagination import paginate
 from core.schema import page_schema
 
 from . import services

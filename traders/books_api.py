@@ -4,9 +4,10 @@ from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from core.api import TraderAPIView, ok, page_query, paginate, parse_query
+from core.api import TraderAPIView, ok, page_query, parse_query
 from core.formats import iso_utc
 from core.money import money_str
+from core.pagination import paginate
 from core.schema import page_schema
 from finance.models import TRADER_TRANSACTION_TYPES, Balance, Transaction
 

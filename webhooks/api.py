@@ -1,4 +1,4 @@
-"""The merchant's event log, webhook deliveries and webhook self-service (product §12).
+"""The merchant's event log, webhook deliveries and webhook self-service (docs/webhooks.md).
 
 Every route is one terminal's: another terminal's event or delivery is a 404, exactly
 like an unknown one."""
@@ -17,13 +17,12 @@ from core.errors import NotFound
 from core.formats import http_url_problem
 from core.pagination import PageAsked
 from core.schema import capped_page_schema
+from finance.models import WEBHOOK_URL_MAX_LENGTH, WEBHOOK_URLS_MAX
 
 from . import selectors, services
 from .guard import DeliveryRefused, resolve_target
 from .models import DeliveryState, EventType
 
-MAX_WEBHOOK_URLS = 10
-WEBHOOK_URL_MAX_LENGTH = 512
 # Event ids are "msg_" and 32 hex digits; delivery ids are bigint keys.
 EVENT_ID_MAX_LENGTH = 40
 MAX_DELIVERY_ID = 2**63 - 1
@@ -294,8 +293,8 @@ class EndpointsIn(serializers.Serializer):
     urls = serializers.ListField(
         child=WebhookUrlField(),
         allow_empty=True,
-        max_length=MAX_WEBHOOK_URLS,
-        help_text=f"At most {MAX_WEBHOOK_URLS} URLs; duplicates are dropped (the first "
+        max_length=WEBHOOK_URLS_MAX,
+        help_text=f"At most {WEBHOOK_URLS_MAX} URLs; duplicates are dropped (the first "
         "kept). Each an http(s) URL the delivery guard would call: where private networks "
         "are not allowed (production), https only, on a host resolving to public "
         "addresses (400 otherwise; a DNS rule the schema cannot state).",

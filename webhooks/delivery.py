@@ -1,4 +1,4 @@
-"""Sending webhooks (decisions §7): Standard Webhooks signatures and a retry schedule.
+"""Sending webhooks (docs/webhooks.md#delivery-and-retries): Standard Webhooks signatures and a retry schedule.
 
 No database transaction is held open across the HTTP call: a worker claims
 deliveries (claims.py, committed), sends, then records the outcomes. If it dies in

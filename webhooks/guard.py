@@ -1,4 +1,4 @@
-"""Where webhooks may go (decisions §7): only http(s), and only to public addresses
+"""Where webhooks may go (docs/webhooks.md#where-webhooks-may-go-ssrf): only http(s), and only to public addresses
 unless WEBHOOK_ALLOW_PRIVATE_NETWORKS; the connection goes to the address checked."""
 
 import ipaddress

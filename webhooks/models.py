@@ -1,4 +1,4 @@
-"""Transactional outbox for merchant notifications (decisions §7).
+"""Transactional outbox for merchant notifications (docs/webhooks.md).
 
 An event and one delivery per target URL are written in the same transaction as the
 change they describe; delivery happens after commit, and a periodic sweep re-queues

@@ -4,7 +4,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.actors import actor_kind
-from core.db import insert_row
+from core.fast_insert import insert_row
 from core.formats import iso_utc
 from core.livemode import livemode_of
 from finance.services import terminal_webhook_secret_rotate, terminal_webhook_urls_set

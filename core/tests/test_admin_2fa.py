@@ -35,7 +35,7 @@ def enrol(client: Client) -> TOTPDevice:
     return device
 
 
-def test_a_password_alone_reaches_only_the_enrolment_page(demo):
+def test_a_password_alone_reaches_only_the_enrolment_page(operator_user):
     client = Client()
     assert client.post("/admin/login/", GOOD).status_code == 302
     for path in ["/admin/", "/admin/dashboard/", "/admin/orders/order/"]:
@@ -46,7 +46,7 @@ def test_a_password_alone_reaches_only_the_enrolment_page(demo):
     assert 'data-testid="totp-qr"' in page and re.search(r"[A-Z2-7]{32}", page)
 
 
-def test_a_wrong_code_does_not_enrol(demo):
+def test_a_wrong_code_does_not_enrol(operator_user):
     client = Client()
     client.post("/admin/login/", GOOD)
     client.get("/admin/2fa/")
@@ -57,7 +57,7 @@ def test_a_wrong_code_does_not_enrol(demo):
     assert client.get("/admin/").status_code == 302
 
 
-def test_enrolled_staff_sign_in_with_password_and_a_valid_code(demo):
+def test_enrolled_staff_sign_in_with_password_and_a_valid_code(operator_user):
     device = enrol(Client())
     assert device.confirmed
     client = Client()
@@ -81,7 +81,7 @@ def test_enrolled_staff_sign_in_with_password_and_a_valid_code(demo):
     assert client.get("/admin/orders/order/").status_code == 200
 
 
-def test_with_two_factor_off_the_password_is_enough(demo, settings):
+def test_with_two_factor_off_the_password_is_enough(operator_user, settings):
     settings.ADMIN_2FA = False
     client = Client()
     assert client.post("/admin/login/", GOOD).status_code == 302

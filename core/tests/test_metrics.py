@@ -1,4 +1,4 @@
-"""GET /metrics (product.md §15): Prometheus text, who may read it, and the counters
+"""GET /metrics (docs/operations.md): Prometheus text, who may read it, and the counters
 moving when orders are created, change status and their webhooks are sent."""
 
 from decimal import Decimal
@@ -8,11 +8,11 @@ from django.db import transaction
 from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
-from conftest import buy_body, trader_for
 from core.metrics import actor_label
 from webhooks.delivery import delivery_attempt
 from webhooks.models import WebhookDelivery
 from webhooks.tests.receiver import Receiver
+from webhooks.tests.world import World
 
 
 def scrape(client: Client | None = None, **extra) -> dict:
@@ -98,12 +98,17 @@ def test_metrics_refuse_writes_with_a_json_405(db):
     assert response["Allow"] == "GET, HEAD"
 
 
-def test_creating_an_order_counts_it_once_by_side_and_route_pattern(demo_transactional):
-    from conftest import ApiClient
+@pytest.fixture
+def world(transactional_db) -> World:
+    """A terminal, method and trader of the test's own, committed (metrics count what
+    commits)."""
+    return World.build()
 
-    shop = ApiClient("demo-shop-key")
+
+def test_creating_an_order_counts_it_once_by_side_and_route_pattern(world):
+    shop = world.shop
     before = scrape()
-    response = shop.post("/api/v1/order/", buy_body(demo_transactional))
+    response = shop.post("/api/v1/order/", world.buy_body())
     assert response.status_code == 201
     order_id = response.json()["id"]
     shop.get(f"/api/v1/order/{order_id}")
@@ -142,15 +147,11 @@ def test_creating_an_order_counts_it_once_by_side_and_route_pattern(demo_transac
     assert not any(order_id in str(labels) for _, labels in after)
 
 
-def test_with_metrics_off_nothing_is_counted_and_the_gauges_still_answer(
-    demo_transactional, settings
-):
-    from conftest import ApiClient
-
-    shop = ApiClient("demo-shop-key")
+def test_with_metrics_off_nothing_is_counted_and_the_gauges_still_answer(world, settings):
+    shop = world.shop
     settings.METRICS_ENABLED = False
     before = scrape()
-    created = shop.post("/api/v1/order/", buy_body(demo_transactional)).json()
+    created = shop.post("/api/v1/order/", world.buy_body()).json()
     assert shop.post(f"/api/v1/order/{created['id']}/cancel").status_code == 200
     after = scrape()
     settings.METRICS_ENABLED = True
@@ -169,33 +170,31 @@ def test_with_metrics_off_nothing_is_counted_and_the_gauges_still_answer(
     )
 
 
-def test_a_creation_rolled_back_is_not_counted(demo_transactional):
+def test_a_creation_rolled_back_is_not_counted(world):
     from orders.services import order_create
 
     created = "paymentsvc_orders_created_total"
     before = value(scrape(), created, side="Buy", livemode="true")
     with pytest.raises(RuntimeError), transaction.atomic():
         order_create(
-            terminal=demo_transactional.shop,
+            terminal=world.terminal,
             client_order_id="rolled-back",
             side="Buy",
             amount=Decimal("1000.00"),
-            payment_method_id=demo_transactional.method_id("Sberbank SBP"),
+            payment_method_id=str(world.method.pk),
         )
         raise RuntimeError("the caller's transaction fails after the order was made")
     assert value(scrape(), created, side="Buy", livemode="true") == before
 
 
-def test_status_changes_count_by_new_status_and_actor(demo_transactional):
-    from conftest import ApiClient
-
-    shop = ApiClient("demo-shop-key")
+def test_status_changes_count_by_new_status_and_actor(world):
+    shop = world.shop
     before = scrape()
-    first = shop.post("/api/v1/order/", buy_body(demo_transactional, client_order_id="a")).json()
+    first = shop.post("/api/v1/order/", world.buy_body(client_order_id="a")).json()
     second = shop.post(
-        "/api/v1/order/", buy_body(demo_transactional, client_order_id="b", amount="1500.00")
+        "/api/v1/order/", world.buy_body(client_order_id="b", amount="1500.00")
     ).json()
-    assert trader_for(first).post(f"/api/v1/trader/orders/{first['id']}/confirm").status_code == 200
+    assert world.trader.post(f"/api/v1/trader/orders/{first['id']}/confirm").status_code == 200
     assert shop.post(f"/api/v1/order/{second['id']}/cancel").status_code == 200
     after = scrape()
     transitions = "paymentsvc_order_transitions_total"
@@ -208,11 +207,9 @@ def test_status_changes_count_by_new_status_and_actor(demo_transactional):
     assert value(after, "paymentsvc_orders_pending") == value(before, "paymentsvc_orders_pending")
 
 
-def test_webhook_attempts_count_by_outcome_as_the_api_spells_it(demo_transactional, receiver):
-    from conftest import ApiClient
-
-    shop = ApiClient("demo-shop-key")
-    shop.post("/api/v1/order/", buy_body(demo_transactional, webhook_url=receiver.url))
+def test_webhook_attempts_count_by_outcome_as_the_api_spells_it(world, receiver):
+    shop = world.shop
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     before = scrape()
     assert value(before, "paymentsvc_webhook_deliveries_due") == 1

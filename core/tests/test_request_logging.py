@@ -1,6 +1,6 @@
 """X-Request-ID on every response, JSON log lines that carry it (and the terminal,
 route, status and duration), the id travelling into Celery tasks, and what is
-masked before a line is written (product.md §15)."""
+masked before a line is written (docs/operations.md#logs)."""
 
 import io
 import json
@@ -9,8 +9,8 @@ import logging
 import pytest
 from django.test import Client
 
-from conftest import ApiClient, buy_body
 from core import logs
+from core.testing import ApiClient
 from core.tests.log_guard import _service_handler, leaks
 from paymentsvc.celery import app as celery_app
 
@@ -58,15 +58,16 @@ def test_every_response_carries_an_id_errors_and_unknown_paths_included(db):
     assert client.post("/healthz", HTTP_X_REQUEST_ID="r-2")["X-Request-ID"] == "r-2"
 
 
-def test_a_request_is_one_json_line_with_id_terminal_route_status_and_duration(demo, log_lines):
-    shop = ApiClient("demo-shop-key")
-    response = shop.post("/api/v1/order/", buy_body(demo), headers={"X-Request-ID": "req-42"})
+def test_a_request_is_one_json_line_with_id_terminal_route_status_and_duration(world, log_lines):
+    response = world.shop.post(
+        "/api/v1/order/", world.buy_body(), headers={"X-Request-ID": "req-42"}
+    )
     assert response.status_code == 201
     access = [line for line in log_lines() if line["logger"] == "paymentsvc.access"]
     assert len(access) == 1
     line = access[0]
     assert line["request_id"] == "req-42"
-    assert line["terminal_id"] == str(demo.shop.pk)
+    assert line["terminal_id"] == str(world.terminal.pk)
     assert line["route"] == "/api/v1/order/"
     assert line["status"] == 201
     assert line["method"] == "POST"
@@ -74,14 +75,13 @@ def test_a_request_is_one_json_line_with_id_terminal_route_status_and_duration(d
     assert line["level"] == "INFO" and line["time"].endswith("+00:00")
 
 
-def test_a_views_own_log_lines_carry_the_request_id_and_route(demo, log_lines):
-    trader = ApiClient("demo-trader-1-key")
-    trader.get("/api/v1/trader/orders", headers={"X-Request-ID": "trader-req"})
+def test_a_views_own_log_lines_carry_the_request_id_and_route(world, log_lines):
+    world.trader.get("/api/v1/trader/orders", headers={"X-Request-ID": "trader-req"})
     logging.getLogger("orders").info("outside any request")
     lines = log_lines()
     inside = [line for line in lines if line["request_id"] == "trader-req"]
     assert inside and all(line["route"] == "/api/v1/trader/orders" for line in inside)
-    assert inside[-1]["trader_id"] == str(demo.traders[0].pk)
+    assert inside[-1]["trader_id"] == str(world.requisite.trader_id)
     outside = [line for line in lines if line["message"] == "outside any request"]
     assert outside[0]["request_id"] is None
 
@@ -165,7 +165,7 @@ def test_a_traceback_is_masked_too(log_lines):
     assert "[redacted]9012" in line["exc_info"]
 
 
-def test_the_guard_finds_a_key_a_request_sent(demo):
+def test_the_guard_finds_a_key_a_request_sent():
     """The suite-wide check (log_guard) would fail a test whose lines held these."""
     assert leaks(['{"message": "key demo-shop-key"}'], {"demo-shop-key"})
     assert leaks([f'{{"message": "{SECRET}"}}'], set())
@@ -173,7 +173,7 @@ def test_the_guard_finds_a_key_a_request_sent(demo):
     assert not leaks(['{"message": "whsec_[redacted] [redacted]9012"}'], {"demo-shop-key"})
 
 
-def test_djangos_own_line_about_a_failed_request_carries_its_id(demo, log_lines):
+def test_djangos_own_line_about_a_failed_request_carries_its_id(db, log_lines):
     ApiClient("wrong-key-123456").get("/api/v1/finance/balance", headers={"X-Request-ID": "r-401"})
     lines = [line for line in log_lines() if line["logger"] == "django.request"]
     assert lines and lines[-1]["request_id"] == "r-401"

@@ -1,4 +1,4 @@
-"""The demo data set itself (spec/demo-data.md). Every other test builds its own rows
+"""The demo data set itself (docs/demo-data.md). Every other test builds its own rows
 with factories; this is the one place that checks what `seed_demo` loads."""
 
 from decimal import Decimal

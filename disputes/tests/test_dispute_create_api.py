@@ -1,4 +1,4 @@
-"""POST /api/v1/disputes/create (api.md endpoint 6, decisions §8)."""
+"""POST /api/v1/disputes/create (docs/disputes.md)."""
 
 import io
 import threading
@@ -262,7 +262,7 @@ def test_without_a_key_is_401(anonymous, order):
     assert_nothing_stored()
 
 
-# --- Idempotency-Key (decisions §6b) ---------------------------------------------------
+# --- Idempotency-Key (docs/responses.md#headers) ---------------------------------------------------
 
 
 def test_a_repeat_with_the_same_key_replays_and_stores_once(shop, order):

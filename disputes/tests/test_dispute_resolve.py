@@ -1,5 +1,5 @@
 """disputes.services.dispute_resolve: an operator's decision and what it moves
-(decisions §3 and §8)."""
+(docs/orders.md#lifecycle, docs/disputes.md)."""
 
 import os
 import subprocess

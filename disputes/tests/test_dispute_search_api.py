@@ -1,4 +1,4 @@
-"""GET /api/v1/disputes/search (api.md endpoint 7)."""
+"""GET /api/v1/disputes/search (docs/disputes.md#search-disputes)."""
 
 import re
 from datetime import UTC, datetime, timedelta

@@ -34,13 +34,13 @@ def test_a_deactivated_terminal_is_refused_on_the_next_request(db):
 
 
 def test_another_process_change_is_seen_once_the_generation_moves(db):
-    """A change made elsewhere (an update() sends no signal here, as another process's
-    save would not) is not seen while the generation stands, and is seen as soon as
-    that process's commit moves it."""
+    """A change made elsewhere (a write that tells this process nothing, as another
+    process's would not) is not seen while the generation stands, and is seen as soon
+    as that process's commit moves it."""
     terminal = TerminalFactory(key="kept-key")
     client = ApiClient("kept-key")
     assert client.get(BALANCE).status_code == 200
-    ApiKey.objects.filter(terminal=terminal).update(revoked_at=timezone.now())
+    ApiKey.objects.filter(terminal=terminal).update_quietly(revoked_at=timezone.now())
     assert client.get(BALANCE).status_code == 200  # kept: no generation moved
     cache.set(memo.GENERATION_KEY, "moved-by-another-process", timeout=None)
     assert client.get(BALANCE).status_code == 401
@@ -52,7 +52,7 @@ def test_a_lost_generation_keeps_nothing_stale(db):
     terminal = TerminalFactory(key="kept-key")
     client = ApiClient("kept-key")
     assert client.get(BALANCE).status_code == 200
-    Terminal.objects.filter(pk=terminal.pk).update(is_active=False)
+    Terminal.objects.filter(pk=terminal.pk).update_quietly(is_active=False)
     cache.delete(memo.GENERATION_KEY)
     assert client.get(BALANCE).status_code == 401
 
@@ -73,3 +73,27 @@ def test_a_new_fee_applies_to_the_next_order(demo, shop):
     second = shop.post("/api/v1/order/", dict(body, client_order_id="fee-2", amount="1001.00"))
     assert second.status_code == 201, second.content
     assert second.json()["fee"] == "7.50"
+
+
+def test_an_update_is_seen_by_the_next_request(db):
+    """update() sends no save signal; a watched model's QuerySet forgets kept rows
+    itself, so no caller has to remember to."""
+    terminal = TerminalFactory(key="kept-key")
+    client = ApiClient("kept-key")
+    assert client.get(BALANCE).status_code == 200
+    Terminal.objects.filter(pk=terminal.pk).update(is_active=False)
+    assert client.get(BALANCE).status_code == 401
+
+
+def test_every_watched_model_forgets_on_update():
+    """memo.watch refuses a model whose manager's update() would not forget."""
+    from django.apps import apps
+
+    from core.memo import WatchedQuerySet
+
+    watched = [
+        apps.get_model(label)
+        for label in ("finance.ApiKey", "finance.Terminal", "finance.PaymentMethod")
+    ]
+    for model in watched:
+        assert isinstance(model.objects.all(), WatchedQuerySet)

@@ -1,5 +1,5 @@
 """Receipts attached by the payer on the page, read by the order's trader and shown
-with a dispute (product.md §13), through the test client and the real storage API."""
+with a dispute (docs/form.md#receipts), through the test client and the real storage API."""
 
 import pytest
 

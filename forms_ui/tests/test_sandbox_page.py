@@ -1,5 +1,5 @@
 """A sandbox session's page: the test-mode banner and the two buttons that act as the
-trader (product §11), through the Django test client; the browser test drives them
+trader (docs/sandbox.md), through the Django test client; the browser test drives them
 in Chromium."""
 
 import re

@@ -2,7 +2,6 @@
 
 from django.conf import settings
 
-from core.db import DbNow
 from core.error_codes import ErrorCode
 from core.errors import TooManyRequests
 from finance.models import Terminal
@@ -17,12 +16,11 @@ def antifraud_cap(terminal: Terminal) -> int:
 
 
 def pending_count_for_user(*, terminal: Terminal, user_id: str) -> int:
-    return Order.objects.filter(
-        terminal=terminal,
-        user_id=user_id,
-        status=OrderStatus.PENDING,
-        expires_at__gt=DbNow(),
-    ).count()
+    return (
+        Order.objects.shown_as(OrderStatus.PENDING)
+        .filter(terminal=terminal, user_id=user_id)
+        .count()
+    )
 
 
 def antifraud_check(*, terminal: Terminal, user_id: str | None) -> None:

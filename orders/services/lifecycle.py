@@ -10,7 +10,6 @@ from decimal import Decimal
 from django.db import transaction
 
 from core import metrics
-from core.db import DbNow
 from core.error_codes import ErrorCode
 from core.errors import Conflict, InvalidRequest, NotFound
 from core.money import fee_for, quantize_money
@@ -25,7 +24,7 @@ from finance.services import (
 )
 from webhooks.models import EventType
 
-from ..models import DISPUTE_COMPLETABLE, ORDER_TRANSITIONS, Order, OrderStatus
+from ..models import ORDER_TRANSITIONS, Order, OrderStatus, merchant_credit
 from .events import record_event
 from .load import requisite_load_move
 
@@ -106,7 +105,7 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
     the platform's: `_settle_trader`), write the status and record its event."""
     if status == OrderStatus.COMPLETED:
         if order.side == Side.BUY:
-            credit = order.paid_amount - order.fee_amount
+            credit = merchant_credit(order.paid_amount, order.fee_amount)
             if credit > 0:
                 balance_credit(
                     terminal_id=order.terminal_id,
@@ -249,7 +248,7 @@ def order_expire(*, order_id) -> Order | None:
 
 def order_expire_due(*, limit: int = 500, terminal_id=None) -> int:
     """The sweep: expire Pending orders past expires_at, each in its own transaction."""
-    due = Order.objects.filter(status=OrderStatus.PENDING, expires_at__lte=DbNow())
+    due = Order.objects.overdue()
     if terminal_id is not None:
         due = due.filter(terminal_id=terminal_id)
     expired = 0
@@ -268,10 +267,10 @@ def order_complete_by_dispute(*, order_id, paid_amount: Decimal, actor: str) -> 
     Returns None when the order is not such an order (the decision is recorded only)."""
     with transaction.atomic():
         order = _lock(order_id, with_balance=True)
-        if order.side != Side.BUY or order.status not in DISPUTE_COMPLETABLE:
+        if not order.completable_by_dispute:
             return None
         order.paid_amount = quantize_money(paid_amount)
-        order.fee_amount = fee_for(order.paid_amount, rate=order.fee, fixed=order.fixed_fee)
+        order.fee_amount = order.fee_on(order.paid_amount)
         return _settle(
             order,
             OrderStatus.COMPLETED,

@@ -20,7 +20,6 @@ from decimal import Decimal
 from django.db import IntegrityError, connection
 from django.db.models import Q
 
-from core.db import DbNow
 from core.money import quantize_money
 from finance.models import AccountKind, Balance, PaymentMethod, Side
 
@@ -36,14 +35,11 @@ def concrete_methods(method: PaymentMethod, *, terminal) -> list[PaymentMethod]:
     if not method.is_aggregate:
         return [method]
     return list(
-        PaymentMethod.objects.filter(
+        PaymentMethod.objects.enabled_on(terminal).filter(
             method_type=method.method_type,
             currency=method.currency,
             is_aggregate=False,
-            is_active=True,
             nspk_code__isnull=False,
-            terminals__terminal=terminal,
-            terminals__enabled=True,
         )
     )
 
@@ -330,10 +326,10 @@ def overdue_holders(*, methods: list[PaymentMethod], amounts: list[Decimal]) -> 
     """Pending orders past expiry on these methods' requisites that may stand in the
     way: Buys holding a candidate amount, and any on a requisite with a Pending cap."""
     return list(
-        Order.objects.filter(
+        Order.objects.overdue()
+        .filter(
             Q(amount__in=amounts, side=Side.BUY) | Q(requisite__max_pending__isnull=False),
             requisite__method__in=methods,
-            status=OrderStatus.PENDING,
-            expires_at__lte=DbNow(),
-        ).values_list("id", flat=True)[:50]
+        )
+        .values_list("id", flat=True)[:50]
     )

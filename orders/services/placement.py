@@ -2,6 +2,7 @@
 cap, the blacklist, a Sell's reserve and the matcher's (requisite, amount)."""
 
 import uuid
+from collections.abc import Callable
 from datetime import timedelta
 from decimal import Decimal
 
@@ -10,7 +11,7 @@ from django.db import IntegrityError, transaction
 
 from core import metrics
 from core.db import DbNow, advisory_xact_lock
-from core.error_codes import ErrorCode
+from core.error_codes import ErrorCode, message_for
 from core.errors import Conflict, InvalidRequest, NoAvailableTraders
 from core.money import fee_for, quantize_money
 from finance.accounts import account_is_blacklisted, normalize_account
@@ -18,7 +19,6 @@ from finance.models import FeeRange, PaymentMethod, Side, Terminal
 from finance.services import balance_reserve, balance_void, method_deeplink
 from webhooks.models import EventType
 
-from .. import hooks
 from ..models import Order
 from . import matching
 from .antifraud import antifraud_check
@@ -59,9 +59,8 @@ def order_validate_request(
         )
     if payment_method_id is None and method_type is None:
         raise InvalidRequest(
-            "Payment method ID or method type is required",
             code=ErrorCode.PAYMENT_METHOD_REQUIRED,
-            errors={"payment_method_id": ["Payment method ID or method type is required"]},
+            errors={"payment_method_id": [message_for(ErrorCode.PAYMENT_METHOD_REQUIRED)]},
         )
     if nspk_code is not None and method_type is None:
         raise InvalidRequest(
@@ -81,7 +80,6 @@ def order_validate_request(
         )
     if side == Side.SELL and not customer_account:
         raise InvalidRequest(
-            "Customer account is required",
             code=ErrorCode.CUSTOMER_ACCOUNT_REQUIRED,
             errors={"customer_account": ["Required for Sell orders"]},
         )
@@ -102,11 +100,13 @@ def order_create(
     user_id: str | None = None,
     webhook_url: str | None = None,
     unique_amount: bool = False,
-    form_options: dict | None = None,
+    form_session: Callable[[Order], str] | None = None,
     actor: str | None = None,
 ) -> Order:
     """`actor`: who creates it, the terminal's merchant unless told (a payer on the
-    payment form)."""
+    payment form). `form_session`: the caller's own step in the same transaction,
+    after the INSERT and before the order.created event (forms_ui's session for an
+    order_with_form terminal's order): it returns the order's form_url."""
     order_validate_request(
         terminal=terminal,
         side=side,
@@ -127,17 +127,14 @@ def order_create(
     )
     if method.is_aggregate and side == Side.SELL:
         raise InvalidRequest(
-            "The aggregate method works only for Buy orders",
             code=ErrorCode.AGGREGATE_METHOD_BUY_ONLY,
-            errors={"payment_method_id": ["The aggregate method works only for Buy orders"]},
+            errors={"payment_method_id": [message_for(ErrorCode.AGGREGATE_METHOD_BUY_ONLY)]},
         )
     fee_range = fee_range_for(ranges=ranges, side=side, amount=amount)
     if side == Side.SELL:
         customer_account = normalize_account(customer_account, method.method_type)
         if account_is_blacklisted(customer_account):
-            raise Conflict(
-                "Customer account is blacklisted", code=ErrorCode.CUSTOMER_ACCOUNT_BLACKLISTED
-            )
+            raise Conflict(code=ErrorCode.CUSTOMER_ACCOUNT_BLACKLISTED)
     sandbox_refusal_check(terminal=terminal, amount=amount)
 
     methods = matching.concrete_methods(method, terminal=terminal)
@@ -160,7 +157,7 @@ def order_create(
         customer_bank=customer_bank,
         user_id=user_id,
         webhook_url=webhook_url,
-        form_options=form_options,
+        form_session=form_session,
         actor=actor or f"merchant:{terminal.pk}",
     )
     try:
@@ -192,7 +189,7 @@ def _order_place(
     customer_bank: str | None,
     user_id: str | None,
     webhook_url: str | None,
-    form_options: dict | None,
+    form_session: Callable[[Order], str] | None,
     actor: str,
 ) -> Order:
     """One try at creating the order, in one transaction: the anti-fraud cap, a Sell's
@@ -270,7 +267,7 @@ def _order_place(
                     # and returns them.
                     candidate.save(force_insert=True)
                     candidate.db_clock = candidate.created_at  # the database's now
-                    _order_complete_creation(candidate, form_options=form_options, actor=actor)
+                    _order_complete_creation(candidate, form_session=form_session, actor=actor)
                     # The caps last: the requisite's load row (and a Buy's trader's
                     # balance row, frozen in the same statement) stays locked only
                     # from here to COMMIT, so creations on one requisite queue briefly.
@@ -314,7 +311,9 @@ class _NoRoom(Exception):
     argument False), or its trader's deposit does not cover it (True)."""
 
 
-def _order_complete_creation(order: Order, *, form_options: dict | None, actor: str) -> None:
+def _order_complete_creation(
+    order: Order, *, form_session: Callable[[Order], str] | None, actor: str
+) -> None:
     """What follows the INSERT in the same savepoint: a Sell's reserve re-made for the
     amount chosen, the form session, the order.created event."""
     reserve = order.reserve
@@ -326,7 +325,7 @@ def _order_complete_creation(order: Order, *, form_options: dict | None, actor: 
             reference=str(order.pk),
         )
         Order.objects.filter(pk=order.pk).update(reserve=order.reserve)
-    if form_options is not None:
-        order.form_url = hooks.form_session_for(order=order, options=form_options)
+    if form_session is not None:
+        order.form_url = form_session(order)
         Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
     emit_event(order, EventType.ORDER_CREATED, actor=actor)

@@ -2,8 +2,6 @@
 
 from decimal import Decimal
 
-from django.db.models import F
-
 from core import memo
 from core.error_codes import ErrorCode, message_for
 from core.errors import Conflict, NotFound
@@ -19,12 +17,7 @@ _resolved = memo.Memo("methods and fee ranges")
 def _methods_named(*, terminal: Terminal, payment_method_id, method_type, nspk_code):
     """The methods a request names, way 1 (payment_method_id) or way 2 (method_type
     [+ nspk_code]), among those enabled on the terminal; the one meant comes first."""
-    enabled = PaymentMethod.objects.filter(
-        terminals__terminal=terminal,
-        terminals__enabled=True,
-        is_active=True,
-        currency=terminal.currency,
-    )
+    enabled = PaymentMethod.objects.enabled_on(terminal)
     if payment_method_id is not None:
         method_uuid = parse_uuid(payment_method_id)
         return enabled.filter(pk=method_uuid) if method_uuid else enabled.none()
@@ -55,9 +48,9 @@ def method_resolve(
         nspk_code=nspk_code,
     )
     ranges = list(
-        FeeRange.objects.select_related("method").filter(
-            method__in=named.values("pk")[:1], side=side, currency=F("method__currency")
-        )
+        FeeRange.objects.usable()
+        .select_related("method")
+        .filter(method__in=named.values("pk")[:1], side=side)
     )
     if ranges:
         _resolved.put(kept_as, memo.snapshot([ranges[0].method, *ranges]))

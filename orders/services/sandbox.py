@@ -1,4 +1,4 @@
-"""Test mode (product §11): what the sandbox does to a sandbox terminal's orders.
+"""Test mode (docs/sandbox.md): what the sandbox does to a sandbox terminal's orders.
 
 A sandbox order is matched only to sandbox traders' requisites (the matcher's filter)
 and otherwise lives exactly as a live one: same balance rules, events and webhooks.

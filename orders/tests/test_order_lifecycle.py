@@ -1,4 +1,4 @@
-"""Worked money scenarios: each transition with its ledger effect (decisions §2-3)."""
+"""Worked money scenarios: each transition with its ledger effect (docs/money.md, docs/orders.md#lifecycle)."""
 
 from datetime import timedelta
 from decimal import Decimal

@@ -1,5 +1,5 @@
-"""A requisite's max_pending and daily_limit hold under any concurrency (product.md
-§17): its RequisiteLoad row is raised by a conditional UPDATE in the creating
+"""A requisite's max_pending and daily_limit hold under any concurrency (docs/orders.md
+#requisite-limits): its RequisiteLoad row is raised by a conditional UPDATE in the creating
 transaction and kept exact by every transition."""
 
 from collections import Counter

@@ -1,4 +1,4 @@
-"""Test mode (product §11): sandbox terminals, magic amounts, simulate, the wall
+"""Test mode (docs/sandbox.md): sandbox terminals, magic amounts, simulate, the wall
 between live and sandbox."""
 
 from datetime import timedelta

@@ -15,6 +15,14 @@ SECRET = "whsec_ZGVtby1zaG9wLXdlYmhvb2stc2VjcmV0LTMyYnl0ZXM="
 
 
 @pytest.fixture
+def world(db):
+    """A test's own terminal, method and trader (factories, not the demo set)."""
+    from .world import World
+
+    return World.build()
+
+
+@pytest.fixture
 def receiver():
     r = Receiver()
     yield r

@@ -5,7 +5,7 @@ import pytest
 from django.core.cache import cache
 from standardwebhooks.webhooks import Webhook
 
-from conftest import ApiClient, buy_body, trader_for
+from core.testing import ApiClient
 from webhooks.delivery import delivery_attempt
 from webhooks.models import WebhookDelivery
 
@@ -13,9 +13,14 @@ from .conftest import SECRET, deliver_all, headers_of
 
 
 @pytest.fixture
-def confirmed(shop, demo, receiver):
-    order = shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url)).json()
-    trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+def shop(world) -> ApiClient:  # the conftest's world, not the demo set
+    return world.shop
+
+
+@pytest.fixture
+def confirmed(shop, world, receiver):
+    order = shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url)).json()
+    world.trader.post(f"/api/v1/trader/orders/{order['id']}/confirm")
     deliver_all()
     return order
 
@@ -78,11 +83,11 @@ def test_bad_filters_are_400(shop, params, field):
     assert field in response.json()["errors"]
 
 
-def test_one_delivery_shows_its_attempts(shop, demo, receiver, settings):
+def test_one_delivery_shows_its_attempts(shop, world, receiver, settings):
     settings.WEBHOOK_RETRY_SCHEDULE = [0]
     receiver.status = 503
     receiver.body = b"busy"
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     assert delivery_attempt(delivery_id=delivery.pk) == "pending"
     pending = shop.get(f"/api/v1/webhooks/deliveries/{delivery.pk}").json()["delivery"]
@@ -120,8 +125,8 @@ def test_one_delivery_shows_its_attempts(shop, demo, receiver, settings):
     assert isinstance(newest["duration_ms"], int)
 
 
-def test_a_network_error_has_no_response_status(shop, demo):
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url="http://127.0.0.1:9/closed"))
+def test_a_network_error_has_no_response_status(shop, world):
+    shop.post("/api/v1/order/", world.buy_body(webhook_url="http://127.0.0.1:9/closed"))
     delivery = WebhookDelivery.objects.get()
     delivery_attempt(delivery_id=delivery.pk)
     attempt = shop.get(f"/api/v1/webhooks/deliveries/{delivery.pk}").json()["delivery"]
@@ -157,10 +162,10 @@ def test_resend_sends_the_same_webhook_id_with_a_fresh_valid_signature(shop, con
     )
 
 
-def test_a_failed_delivery_can_be_resent(shop, demo, receiver, settings):
+def test_a_failed_delivery_can_be_resent(shop, world, receiver, settings):
     settings.WEBHOOK_RETRY_SCHEDULE = []
     receiver.status = 500
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     assert delivery_attempt(delivery_id=delivery.pk) == "failed"
     receiver.status = 200
@@ -169,9 +174,9 @@ def test_a_failed_delivery_can_be_resent(shop, demo, receiver, settings):
     assert len({headers_of(r)["webhook-id"] for r in receiver.requests}) == 1
 
 
-def test_another_terminals_delivery_is_a_404(shop, confirmed):
+def test_another_terminals_delivery_is_a_404(world, confirmed):
     delivery_id = WebhookDelivery.objects.first().pk
-    other = ApiClient("demo-form-key")
+    other = world.another_terminal()
     for response in (
         other.get(f"/api/v1/webhooks/deliveries/{delivery_id}"),
         other.post(f"/api/v1/webhooks/deliveries/{delivery_id}/resend"),

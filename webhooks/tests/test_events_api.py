@@ -9,8 +9,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook
 
-from conftest import ApiClient, buy_body, trader_for
 from core.actors import actor_kind
+from core.testing import ApiClient
 from disputes.models import Dispute
 from disputes.services import dispute_resolve
 from orders.models import Order
@@ -20,14 +20,19 @@ from webhooks.models import WebhookEvent
 from .conftest import SECRET, deliver_all
 
 
-def create_and_confirm(shop, demo, **extra):
-    order = shop.post("/api/v1/order/", buy_body(demo, **extra)).json()
-    trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+@pytest.fixture
+def shop(world) -> ApiClient:  # the conftest's world, not the demo set
+    return world.shop
+
+
+def create_and_confirm(shop, world, **extra):
+    order = shop.post("/api/v1/order/", world.buy_body(**extra)).json()
+    world.trader.post(f"/api/v1/trader/orders/{order['id']}/confirm")
     return order
 
 
-def test_an_orders_history_lists_its_events_newest_first_with_actors(shop, demo):
-    order = create_and_confirm(shop, demo)
+def test_an_orders_history_lists_its_events_newest_first_with_actors(shop, world):
+    order = create_and_confirm(shop, world)
     body = shop.get("/api/v1/events", {"order_id": order["id"]}).json()
     assert (body["success"], body["message"]) == (True, "OK")
     page = body["events"]
@@ -43,8 +48,8 @@ def test_an_orders_history_lists_its_events_newest_first_with_actors(shop, demo)
     assert items[1]["data"]["order"]["status"] == "Pending"
 
 
-def test_event_ids_and_bodies_are_the_delivered_ones(shop, demo, receiver):
-    order = create_and_confirm(shop, demo, webhook_url=receiver.url)
+def test_event_ids_and_bodies_are_the_delivered_ones(shop, world, receiver):
+    order = create_and_confirm(shop, world, webhook_url=receiver.url)
     deliver_all()
     received = []
     for request in receiver.requests:
@@ -55,9 +60,9 @@ def test_event_ids_and_bodies_are_the_delivered_ones(shop, demo, receiver):
     assert list(reversed(items)) == [payload for _, payload in received]
 
 
-def test_events_are_recorded_for_a_terminal_without_any_webhook_url(shop, demo):
-    assert not demo.shop.webhook_urls
-    order = create_and_confirm(shop, demo)
+def test_events_are_recorded_for_a_terminal_without_any_webhook_url(shop, world):
+    assert not world.terminal.webhook_urls
+    order = create_and_confirm(shop, world)
     assert shop.get("/api/v1/events").json()["events"]["total"] == 2
     event_id = shop.get("/api/v1/events", {"order_id": order["id"]}).json()["events"]["items"][0][
         "id"
@@ -70,10 +75,10 @@ def test_events_are_recorded_for_a_terminal_without_any_webhook_url(shop, demo):
     )
 
 
-def test_another_terminals_event_is_a_404_and_absent_from_its_list(shop, demo):
-    order = create_and_confirm(shop, demo)
+def test_another_terminals_event_is_a_404_and_absent_from_its_list(shop, world):
+    order = create_and_confirm(shop, world)
     event = WebhookEvent.objects.filter(order_id=order["id"]).first()
-    other = ApiClient("demo-form-key")
+    other = world.another_terminal()
     response = other.get(f"/api/v1/events/{event.pk}")
     assert response.status_code == 404
     assert response.json() == {
@@ -90,9 +95,9 @@ def test_unknown_event_is_a_404(shop, event_id):
     assert shop.get(f"/api/v1/events/{event_id}").status_code == 404
 
 
-def test_filters_by_type_and_time(shop, demo):
-    first = create_and_confirm(shop, demo, client_order_id="a")
-    shop.post("/api/v1/order/", buy_body(demo, client_order_id="b", amount="1500.00"))
+def test_filters_by_type_and_time(shop, world):
+    first = create_and_confirm(shop, world, client_order_id="a")
+    shop.post("/api/v1/order/", world.buy_body(client_order_id="b", amount="1500.00"))
     created = shop.get("/api/v1/events", {"type": "order.created"}).json()["events"]
     assert created["total"] == 2
     assert [e["data"]["order"]["client_order_id"] for e in created["items"]] == ["b", "a"]
@@ -103,10 +108,10 @@ def test_filters_by_type_and_time(shop, demo):
     assert shop.get("/api/v1/events", {"created_before": future}).json()["events"]["total"] == 3
 
 
-def test_pages_go_newest_first(shop, demo):
+def test_pages_go_newest_first(shop, world):
     for n in range(3):
         shop.post(
-            "/api/v1/order/", buy_body(demo, client_order_id=f"o{n}", amount=f"{1000 + n}.00")
+            "/api/v1/order/", world.buy_body(client_order_id=f"o{n}", amount=f"{1000 + n}.00")
         )
     page = shop.get("/api/v1/events", {"page": 2, "size": 2}).json()["events"]
     assert (page["total"], page["pages"], len(page["items"])) == (3, 2, 1)
@@ -141,13 +146,13 @@ def test_created_after_past_created_before_is_400(shop):
     assert "created_after" in response.json()["errors"]
 
 
-def test_a_trader_key_or_no_key_is_401(traders, anonymous):
-    assert traders[0].get("/api/v1/events").status_code == 401
+def test_a_trader_key_or_no_key_is_401(world, anonymous):
+    assert world.trader.get("/api/v1/events").status_code == 401
     assert anonymous.get("/api/v1/events").status_code == 401
 
 
-def test_listing_writes_nothing(shop, demo):
-    create_and_confirm(shop, demo)
+def test_listing_writes_nothing(shop, world):
+    create_and_confirm(shop, world)
     event_id = WebhookEvent.objects.first().pk
     with CaptureQueriesContext(connection) as queries:
         shop.get("/api/v1/events")
@@ -158,8 +163,8 @@ def test_listing_writes_nothing(shop, demo):
     assert writes == []
 
 
-def test_expiry_and_dispute_events_name_system_merchant_and_operator(shop, demo):
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+def test_expiry_and_dispute_events_name_system_merchant_and_operator(shop, world):
+    order = shop.post("/api/v1/order/", world.buy_body()).json()
     Order.objects.filter(pk=order["id"]).update(expires_at=timezone.now() - timedelta(seconds=1))
     assert order_expire_due() == 1
     created = shop.post_multipart(

@@ -10,13 +10,18 @@ from django.db import connection
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
-from conftest import ApiClient
+from core.testing import ApiClient
 from webhooks.models import WebhookDelivery, WebhookEvent
 from webhooks.services import event_record
 
 EVENTS = "/api/v1/events"
 DELIVERIES = "/api/v1/webhooks/deliveries"
 HOOK = "https://example.com/hook"
+
+
+@pytest.fixture
+def shop(world) -> ApiClient:  # the conftest's world, not the demo set
+    return world.shop
 
 
 def record(terminal, n: int, *, order_id=None, event_type: str = "order.created") -> list[str]:
@@ -53,8 +58,8 @@ LISTS = [(EVENTS, "events"), (DELIVERIES, "deliveries")]
 
 @pytest.mark.parametrize("url,key", LISTS)
 @override_settings(EVENT_LIST_COUNT_CAP=4)
-def test_a_long_list_reports_its_capped_total_as_an_estimate(shop, demo, url, key):
-    record(demo.shop, 7)
+def test_a_long_list_reports_its_capped_total_as_an_estimate(shop, world, url, key):
+    record(world.terminal, 7)
     page, counted = listed(shop, url, key, size=2)
     assert counted
     assert (page["total"], page["total_is_estimate"], page["pages"]) == (4, True, 2)
@@ -73,17 +78,17 @@ def test_a_long_list_reports_its_capped_total_as_an_estimate(shop, demo, url, ke
 
 
 @override_settings(EVENT_LIST_COUNT_CAP=4)
-def test_a_filter_under_the_cap_counts_exactly(shop, demo):
-    record(demo.shop, 6)
-    record(demo.shop, 3, event_type="order.expired")
+def test_a_filter_under_the_cap_counts_exactly(shop, world):
+    record(world.terminal, 6)
+    record(world.terminal, 3, event_type="order.expired")
     page, counted = listed(shop, EVENTS, "events", type="order.expired", size=2)
     assert counted
     assert (page["total"], page["total_is_estimate"], page["pages"]) == (3, False, 2)
 
 
 @pytest.mark.parametrize("url,key", LISTS)
-def test_a_first_page_that_is_not_full_is_answered_without_a_count(shop, demo, url, key):
-    record(demo.shop, 3)
+def test_a_first_page_that_is_not_full_is_answered_without_a_count(shop, world, url, key):
+    record(world.terminal, 3)
     page, counted = listed(shop, url, key, size=5)
     assert (page["total"], page["pages"], len(page["items"]), page["has_more"]) == (
         3,
@@ -96,7 +101,7 @@ def test_a_first_page_that_is_not_full_is_answered_without_a_count(shop, demo, u
     assert (exact["total"], exact["has_more"], counted) == (3, False, False)
     more, counted = listed(shop, url, key, size=2)
     assert (more["total"], more["pages"], more["has_more"], counted) == (3, 2, True, True)
-    empty, counted = listed(ApiClient("demo-form-key"), url, key)
+    empty, counted = listed(world.another_terminal(), url, key)
     assert (empty["total"], empty["pages"], empty["items"], counted) == (0, 0, [], False)
 
 
@@ -110,10 +115,10 @@ def walk(client, url: str, key: str, size: int, **params) -> list:
         page = client.get(url, {**params, "size": size, "starting_after": seen[-1]}).json()[key]
 
 
-def test_event_cursors_walk_forward_and_back_even_within_one_instant(shop, demo):
-    record(demo.shop, 7)
+def test_event_cursors_walk_forward_and_back_even_within_one_instant(shop, world):
+    record(world.terminal, 7)
     # Three events of the same instant: the id orders them (newest first: larger id).
-    same = WebhookEvent.objects.filter(terminal=demo.shop).order_by("created_at")[2:5]
+    same = WebhookEvent.objects.filter(terminal=world.terminal).order_by("created_at")[2:5]
     instant = same[0].created_at
     WebhookEvent.objects.filter(pk__in=[e.pk for e in same]).update(created_at=instant)
     everything = ids_of(shop.get(EVENTS, {"size": 100}).json()["events"])
@@ -127,8 +132,8 @@ def test_event_cursors_walk_forward_and_back_even_within_one_instant(shop, demo)
     assert ids_of(first) == everything[:2] and first["has_more"] is False
 
 
-def test_an_event_cursor_page_counts_what_lies_beyond_it(shop, demo):
-    record(demo.shop, 5)
+def test_an_event_cursor_page_counts_what_lies_beyond_it(shop, world):
+    record(world.terminal, 5)
     everything = ids_of(shop.get(EVENTS).json()["events"])
     page = shop.get(EVENTS, {"size": 2, "starting_after": everything[0], "page": 9}).json()
     page = page["events"]
@@ -142,10 +147,10 @@ def test_an_event_cursor_page_counts_what_lies_beyond_it(shop, demo):
     assert ids_of(between) == everything[1:4] and between["has_more"] is False
 
 
-def test_an_orders_history_pages_by_sequence_with_cursors(shop, demo):
+def test_an_orders_history_pages_by_sequence_with_cursors(shop, world):
     order_id = uuid.uuid4()
-    record(demo.shop, 4, order_id=order_id)
-    record(demo.shop, 2)
+    record(world.terminal, 4, order_id=order_id)
+    record(world.terminal, 2)
     history = shop.get(EVENTS, {"order_id": order_id}).json()["events"]
     assert [e["sequence"] for e in history["items"]] == [4, 3, 2, 1]
     assert walk(shop, EVENTS, "events", 1, order_id=order_id) == ids_of(history)
@@ -155,15 +160,15 @@ def test_an_orders_history_pages_by_sequence_with_cursors(shop, demo):
     assert [e["sequence"] for e in older["items"]] == [3, 2] and older["has_more"] is True
 
 
-def test_event_cursors_follow_the_filters(shop, demo):
-    record(demo.shop, 3)
-    record(demo.shop, 3, event_type="order.expired")
+def test_event_cursors_follow_the_filters(shop, world):
+    record(world.terminal, 3)
+    record(world.terminal, 3, event_type="order.expired")
     expired = ids_of(shop.get(EVENTS, {"type": "order.expired"}).json()["events"])
     assert walk(shop, EVENTS, "events", 1, type="order.expired") == expired
 
 
-def test_delivery_cursors_walk_forward_and_back(shop, demo):
-    record(demo.shop, 5)
+def test_delivery_cursors_walk_forward_and_back(shop, world):
+    record(world.terminal, 5)
     everything = ids_of(shop.get(DELIVERIES, {"size": 100}).json()["deliveries"])
     assert everything == sorted(everything, reverse=True) and len(everything) == 5
     assert walk(shop, DELIVERIES, "deliveries", 2) == everything
@@ -176,9 +181,9 @@ def test_delivery_cursors_walk_forward_and_back(shop, demo):
     assert (page["total"], page["pages"], page["has_more"]) == (4, 2, True)
 
 
-def test_another_terminals_event_as_a_cursor_is_a_404(shop, demo):
-    record(demo.shop, 1)
-    (theirs,) = record(demo.form_shop, 1)
+def test_another_terminals_event_as_a_cursor_is_a_404(shop, world):
+    record(world.terminal, 1)
+    (theirs,) = record(world.other, 1)
     for field in ("starting_after", "ending_before"):
         response = shop.get(EVENTS, {field: theirs})
         assert response.status_code == 404
@@ -191,10 +196,10 @@ def test_another_terminals_event_as_a_cursor_is_a_404(shop, demo):
     assert shop.get(EVENTS, {"starting_after": "msg_unknown"}).status_code == 404
 
 
-def test_another_terminals_delivery_as_a_cursor_is_a_404(shop, demo):
-    record(demo.shop, 1)
-    record(demo.form_shop, 1)
-    theirs = WebhookDelivery.objects.get(terminal=demo.form_shop).pk
+def test_another_terminals_delivery_as_a_cursor_is_a_404(shop, world):
+    record(world.terminal, 1)
+    record(world.other, 1)
+    theirs = WebhookDelivery.objects.get(terminal=world.other).pk
     response = shop.get(DELIVERIES, {"ending_before": theirs})
     assert response.status_code == 404
     assert response.json() == {

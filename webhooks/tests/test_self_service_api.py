@@ -1,4 +1,5 @@
-"""Webhook self-service: the terminal's endpoint list and signing-secret rotation."""
+"""Webhook self-service: the terminal's endpoint list and signing-secret rotation.
+Each test builds its own terminal (factories); the banner's test reads the demo set."""
 
 from io import StringIO
 
@@ -6,12 +7,43 @@ import pytest
 from django.core.management import call_command
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from conftest import ApiClient, buy_body
+from core.testing import ApiClient
 from finance.models import Terminal
+from finance.tests.factories import TerminalFactory
+from orders.tests.factories import RequisiteFactory, TraderFactory
 from webhooks.delivery import delivery_attempt
 from webhooks.models import WebhookDelivery
 
 from .conftest import SECRET, deliver_all, headers_of
+
+
+@pytest.fixture
+def method(db):
+    """A bank method an active trader holds a requisite on."""
+    return RequisiteFactory().method
+
+
+@pytest.fixture
+def terminal(method):
+    return TerminalFactory(methods=[method], webhook_secret=SECRET)
+
+
+@pytest.fixture
+def shop(terminal) -> ApiClient:
+    return ApiClient(terminal.raw_key)
+
+
+def buy(shop: ApiClient, method, **extra) -> dict:
+    body = {
+        "client_order_id": "order-1",
+        "order_side": "Buy",
+        "payment_method_id": str(method.pk),
+        "amount": "1000.00",
+        **extra,
+    }
+    response = shop.post("/api/v1/order/", body)
+    assert response.status_code == 201, response.content
+    return response.json()
 
 
 def put(client: ApiClient, body):
@@ -20,7 +52,7 @@ def put(client: ApiClient, body):
     )
 
 
-def test_endpoints_start_empty_and_are_replaced_deduplicated(shop, demo, receiver):
+def test_endpoints_start_empty_and_are_replaced_deduplicated(shop, terminal, method, receiver):
     assert shop.get("/api/v1/webhooks/endpoints").json() == {
         "success": True,
         "message": "OK",
@@ -31,11 +63,11 @@ def test_endpoints_start_empty_and_are_replaced_deduplicated(shop, demo, receive
     assert response.status_code == 200, response.content
     assert response.json()["urls"] == [receiver.url, second]
     assert shop.get("/api/v1/webhooks/endpoints").json()["urls"] == [receiver.url, second]
-    shop.post("/api/v1/order/", buy_body(demo))
+    buy(shop, method)
     deliver_all()
     assert sorted(r["path"] for r in receiver.requests) == ["/hooks", "/hooks/second"]
     assert put(shop, {"urls": []}).json()["urls"] == []
-    assert Terminal.objects.get(pk=demo.shop.pk).webhook_urls == []
+    assert Terminal.objects.get(pk=terminal.pk).webhook_urls == []
 
 
 @pytest.mark.parametrize(
@@ -50,12 +82,12 @@ def test_endpoints_start_empty_and_are_replaced_deduplicated(shop, demo, receive
         {"urls": [None]},
     ],
 )
-def test_bad_endpoint_lists_are_400_and_change_nothing(shop, demo, body):
+def test_bad_endpoint_lists_are_400_and_change_nothing(shop, terminal, body):
     response = put(shop, body)
     assert response.status_code == 400
     assert response.json()["code"] == "validation_error"
     assert "urls" in response.json()["errors"]
-    assert Terminal.objects.get(pk=demo.shop.pk).webhook_urls == []
+    assert Terminal.objects.get(pk=terminal.pk).webhook_urls == []
 
 
 @pytest.mark.parametrize(
@@ -81,14 +113,14 @@ def test_a_public_https_target_is_accepted_when_private_networks_are_not(shop, s
     assert response.status_code == 200
 
 
-def test_rotation_returns_a_new_secret_once_and_both_sign_meanwhile(shop, demo, receiver):
+def test_rotation_returns_a_new_secret_once_and_both_sign_meanwhile(shop, method, receiver):
     response = shop.post("/api/v1/webhooks/secret/rotate")
     assert response.status_code == 200
     body = response.json()
     assert (body["success"], body["message"]) == (True, "OK")
     new_secret = body["secret"]
     assert new_secret.startswith("whsec_") and new_secret != SECRET
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    buy(shop, method, webhook_url=receiver.url)
     delivery_attempt(delivery_id=WebhookDelivery.objects.get().pk)
     (request,) = receiver.requests
     signatures = headers_of(request)["webhook-signature"].split(" ")
@@ -99,10 +131,10 @@ def test_rotation_returns_a_new_secret_once_and_both_sign_meanwhile(shop, demo, 
     assert new_secret not in shop.get("/api/v1/webhooks/endpoints").content.decode()
 
 
-def test_rotating_twice_keeps_only_the_last_two_secrets(shop, demo, receiver):
+def test_rotating_twice_keeps_only_the_last_two_secrets(shop, method, receiver):
     first = shop.post("/api/v1/webhooks/secret/rotate").json()["secret"]
     second = shop.post("/api/v1/webhooks/secret/rotate").json()["secret"]
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    buy(shop, method, webhook_url=receiver.url)
     delivery_attempt(delivery_id=WebhookDelivery.objects.get().pk)
     (request,) = receiver.requests
     Webhook(first).verify(request["body"], headers_of(request))
@@ -111,18 +143,19 @@ def test_rotating_twice_keeps_only_the_last_two_secrets(shop, demo, receiver):
         Webhook(SECRET).verify(request["body"], headers_of(request))
 
 
-def test_self_service_is_the_callers_terminal_only(shop, demo, receiver):
+def test_self_service_is_the_callers_terminal_only(shop, terminal, receiver):
     put(shop, {"urls": [receiver.url]})
-    other = ApiClient("demo-form-key")
+    other = ApiClient(TerminalFactory().raw_key)
     assert other.get("/api/v1/webhooks/endpoints").json()["urls"] == []
     other.post("/api/v1/webhooks/secret/rotate")
-    assert Terminal.objects.get(pk=demo.shop.pk).webhook_secret == SECRET
+    assert Terminal.objects.get(pk=terminal.pk).webhook_secret == SECRET
 
 
-def test_trader_keys_are_401(traders):
-    assert traders[0].get("/api/v1/webhooks/endpoints").status_code == 401
-    assert traders[0].post("/api/v1/webhooks/secret/rotate").status_code == 401
-    assert traders[0].get("/api/v1/webhooks/deliveries").status_code == 401
+def test_trader_keys_are_401(db):
+    trader = ApiClient(TraderFactory().raw_key)
+    assert trader.get("/api/v1/webhooks/endpoints").status_code == 401
+    assert trader.post("/api/v1/webhooks/secret/rotate").status_code == 401
+    assert trader.get("/api/v1/webhooks/deliveries").status_code == 401
 
 
 def test_the_make_run_banner_prints_the_demo_signing_secret(demo):

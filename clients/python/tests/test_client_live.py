@@ -225,7 +225,7 @@ def test_traders_list_confirm_and_cancel_their_orders(client, method_ids, live):
 
 @pytest.mark.skipif(
     not has_route("/api/v1/trader/orders/x/receipts"),
-    reason="the service has no receipts for traders yet (product §13)",
+    reason="the service has no receipts for traders yet (docs/orders.md#payers-receipts)",
 )
 def test_a_trader_reads_the_receipts_the_payer_attached(client, method_ids, live):
     from django.core.files.uploadedfile import SimpleUploadedFile

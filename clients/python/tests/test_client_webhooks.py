@@ -104,7 +104,7 @@ def test_a_forged_or_altered_webhook_is_refused(client, method_ids, receiver):
 
 
 @pytest.mark.skipif(
-    not has_route("/api/v1/events"), reason="the service has no events API yet (product §12)"
+    not has_route("/api/v1/events"), reason="the service has no events API yet (docs/webhooks.md)"
 )
 def test_events_give_an_orders_history(client, method_ids):
     order = client.orders.create(
@@ -151,7 +151,7 @@ def test_events_and_deliveries_page_by_cursor(client, method_ids, receiver):
 
 @pytest.mark.skipif(
     not has_route("/api/v1/webhooks/deliveries"),
-    reason="the service has no deliveries API yet (product §12)",
+    reason="the service has no deliveries API yet (docs/webhooks.md)",
 )
 def test_deliveries_are_listed_inspected_and_resent(client, method_ids, receiver):
     order = order_with_webhook(client, method_ids, receiver)
@@ -170,7 +170,7 @@ def test_deliveries_are_listed_inspected_and_resent(client, method_ids, receiver
 
 @pytest.mark.skipif(
     not has_route("/api/v1/webhooks/endpoints"),
-    reason="the service has no webhook self-service yet (product §12)",
+    reason="the service has no webhook self-service yet (docs/webhooks.md)",
 )
 def test_the_terminals_webhook_urls_are_read_and_replaced(client, method_ids, receiver):
     assert client.webhooks.endpoints().urls == []
@@ -201,7 +201,7 @@ def test_the_terminals_webhook_urls_are_read_and_replaced(client, method_ids, re
 
 @pytest.mark.skipif(
     not has_route("/api/v1/webhooks/secret/rotate"),
-    reason="the service has no secret rotation yet (product §12)",
+    reason="the service has no secret rotation yet (docs/webhooks.md)",
 )
 def test_a_rotated_secret_and_the_old_one_both_verify_meanwhile(client, method_ids, receiver):
     rotated = client.webhooks.rotate_secret()
@@ -220,7 +220,7 @@ def test_a_rotated_secret_and_the_old_one_both_verify_meanwhile(client, method_i
 
 @pytest.mark.skipif(
     not has_route("/api/v1/sandbox/order/x/simulate"),
-    reason="the service has no sandbox API yet (product §11)",
+    reason="the service has no sandbox API yet (docs/sandbox.md)",
 )
 def test_sandbox_orders_are_simulated(live, client):
     from paymentsvc_client import Client

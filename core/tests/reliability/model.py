@@ -1,6 +1,6 @@
 """The reference model of the ledger auditor: plain Python, no Django, no database.
 
-It holds what the contract says the service must hold (decisions §1-§8): one
+It holds what the contract says the service must hold (docs/money.md, docs/orders.md, docs/webhooks.md, docs/disputes.md): one
 terminal's balance, every order with its requisite, status, reserve and the events it
 must have emitted, and every dispute. Each operation is predicted *before* the service
 is asked; the auditor then compares the answer with the prediction and applies it.
@@ -337,7 +337,7 @@ class Model:
 
 
 def normalized(account: str) -> str:
-    """The blacklist compares accounts as the service stores them (decisions §4)."""
+    """The blacklist compares accounts as the service stores them (docs/orders.md#matching)."""
     digits = "".join(ch for ch in account if ch.isdigit())
     if account.lstrip().startswith(("+7", "7", "8")) and len(digits) == 11:
         return "+7" + digits[1:]

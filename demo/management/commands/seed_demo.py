@@ -1,4 +1,4 @@
-"""Load the demo data set of spec/demo-data.md. Idempotent: a second run changes nothing."""
+"""Load the demo data set of docs/demo-data.md. Idempotent: a second run changes nothing."""
 
 from decimal import Decimal
 from io import StringIO
@@ -119,7 +119,7 @@ HINTS = {
     ),
 }
 
-# The names payers read on the Russian page (demo-data.md "Names shown to payers").
+# The names payers read on the Russian page (docs/demo-data.md#payment-methods).
 NAMES_RU = {
     "SBP": "СБП",
     "Sberbank SBP": "Сбербанк (СБП)",
@@ -146,7 +146,7 @@ REQUISITES = {
     "VTB SBP": (0, 1),
     "Bank card": (1, 2),
 }
-# The sandbox trader (product §11) holds two requisites on each of these, and no live
+# The sandbox trader (docs/sandbox.md) holds two requisites on each of these, and no live
 # trader holds any sandbox requisite.
 SANDBOX_TRADER = ("Sandbox Trader", "demo-sandbox-trader-key")
 SANDBOX_HOLDERS = ["Test Payee A.", "Test Payee B."]
@@ -214,7 +214,7 @@ def _luhn_complete(prefix: str) -> str:
 
 
 class Command(BaseCommand):
-    help = "Load the demo data set (spec/demo-data.md). Idempotent."
+    help = "Load the demo data set (docs/demo-data.md). Idempotent."
 
     def add_arguments(self, parser):
         parser.add_argument("--force", action="store_true", help="Run even with DEBUG off")

@@ -111,7 +111,8 @@ OPERATIONS: dict[str, Operation] = {
         TraderOrder,
         "order",
     ),
-    # Product §11-§13: described from the contract; the schema check covers them as
+    # Events, deliveries, sandbox, receipts (docs/webhooks.md, docs/sandbox.md,
+    # docs/form.md): described from the docs; the schema check covers them as
     # soon as the service documents them.
     "event_list": Operation(
         "get", "/api/v1/events", "events.list", Event, unwrap="events", page=True

@@ -1,0 +1,201 @@
+"""The speed shortcuts that lean on Django, DRF or psycopg internals, each kept in one
+small module, and what they lean on.
+
+Each internal a shortcut relies on is fingerprinted (its source text): when a new
+release changes one, `test_the_internals_are_the_ones_checked` fails and names the
+module to re-check; once that module is right for the new code (its behaviour tests
+below pass), record the new fingerprint here. The behaviour tests compare each
+shortcut with the framework's own way on the same input.
+"""
+
+import hashlib
+import importlib
+import inspect
+import uuid
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from django.utils import timezone
+from rest_framework import serializers
+
+from core import memo, sql_rows
+from core.fast_insert import insert_row
+from core.kept_fields import KeptFieldsSerializer
+
+# dotted path -> (the module that relies on it, fingerprint of its source)
+FINGERPRINTS = {
+    # core/kept_fields.py: lends a serializer's fields to the next instance.
+    "rest_framework.serializers.Serializer.fields": ("core/kept_fields.py", "96006b9bed0aeef1"),
+    "rest_framework.serializers.Serializer.get_fields": ("core/kept_fields.py", "42aab36390bd6a8e"),
+    "rest_framework.utils.serializer_helpers.BindingDict": (
+        "core/kept_fields.py",
+        "24dd83a61fadbe2e",
+    ),
+    "rest_framework.fields.Field.bind": ("core/kept_fields.py", "bd69e99fcd08a40b"),
+    # core/fast_insert.py: an INSERT as save(force_insert=True) writes it.
+    "django.db.models.base.Model.save_base": ("core/fast_insert.py", "8dfb6c7b18b4cece"),
+    "django.db.models.base.Model._save_table": ("core/fast_insert.py", "2a39268c21f5b8e6"),
+    "django.db.models.base.Model._do_insert": ("core/fast_insert.py", "7fc7e9ecbfc33991"),
+    "django.db.models.fields.Field.pre_save": ("core/fast_insert.py", "09aa95090848d096"),
+    "django.db.models.fields.Field.get_db_prep_save": ("core/fast_insert.py", "b095edabbe2f53fc"),
+    # core/sql_rows.py: the compiler's converters, psycopg's own date loader.
+    "django.db.models.sql.compiler.SQLCompiler.setup_query": (
+        "core/sql_rows.py",
+        "a426aa7c0cfa3024",
+    ),
+    "django.db.models.sql.compiler.SQLCompiler.get_converters": (
+        "core/sql_rows.py",
+        "c6c8c1b71882ee8b",
+    ),
+    "django.db.models.sql.compiler.SQLCompiler.apply_converters": (
+        "core/sql_rows.py",
+        "c034ce3e5090aa2e",
+    ),
+    "django.db.backends.postgresql.psycopg_any.register_tzloader": (
+        "core/sql_rows.py",
+        "b98320a954840389",
+    ),
+    # core/memo.py: kept rows as field values, rebuilt as instances.
+    "django.db.models.base.Model.from_db": ("core/memo.py", "eba347895d11fa79"),
+    "django.db.models.base.ModelStateFieldsCacheDescriptor": ("core/memo.py", "08e53b8b852f566f"),
+}
+
+
+def _resolve(path: str):
+    parts = path.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            found = inspect.getattr_static(found, name)
+        return getattr(found, "func", getattr(found, "fget", found))
+    raise ImportError(path)
+
+
+def fingerprint(path: str) -> str:
+    source = inspect.getsource(_resolve(path))
+    return hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
+def test_the_internals_are_the_ones_checked():
+    changed = [
+        f"{path} changed: re-check {module} (now {fingerprint(path)})"
+        for path, (module, recorded) in FINGERPRINTS.items()
+        if fingerprint(path) != recorded
+    ]
+    assert not changed, "\n".join(changed)
+
+
+class _Body(serializers.Serializer):
+    amount = serializers.DecimalField(max_digits=12, decimal_places=2)
+    side = serializers.ChoiceField(choices=["Buy", "Sell"])
+    note = serializers.CharField(required=False, max_length=5)
+
+    def validate(self, attrs):
+        if attrs.get("note") == "bad":
+            raise serializers.ValidationError({"note": ["Not that"]})
+        return attrs
+
+
+class _KeptBody(KeptFieldsSerializer, _Body):
+    pass
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"amount": "10.50", "side": "Buy"},
+        {"amount": "10.505", "side": "Buy"},
+        {"amount": "1", "side": "Neither", "note": "toolong"},
+        {"amount": "3", "side": "Sell", "note": "bad"},
+        {},
+    ],
+)
+def test_a_kept_serializer_validates_as_a_plain_one(data):
+    for _ in range(2):  # the second instance borrows the first one's fields
+        kept, plain = _KeptBody(data=data), _Body(data=data)
+        assert kept.is_valid() == plain.is_valid()
+        assert kept.errors == plain.errors
+        assert dict(kept.validated_data if not kept.errors else {}) == dict(
+            plain.validated_data if not plain.errors else {}
+        )
+        assert all(field.parent is kept for field in kept.fields.values())
+        assert kept.fields.serializer is kept
+
+
+@pytest.mark.django_db
+def test_insert_row_writes_what_save_writes():
+    from finance.tests.factories import TerminalFactory
+    from webhooks.models import WebhookEvent
+
+    terminal = TerminalFactory()
+    order_id, now = uuid.uuid4(), timezone.now()
+
+    def event(event_id: str) -> WebhookEvent:
+        return WebhookEvent(
+            id=event_id,
+            terminal=terminal,
+            order_id=order_id,
+            type="order.created",
+            sequence=1,
+            actor="merchant",
+            livemode=True,
+            payload={"a": [1, "б"]},
+            body="{}",
+            created_at=now,
+        )
+
+    insert_row(event("msg_" + "a" * 32))
+    event("msg_" + "b" * 32).save(force_insert=True)
+    fields = [f.attname for f in WebhookEvent._meta.concrete_fields if f.attname != "id"]
+    fast, saved = (
+        WebhookEvent.objects.filter(pk="msg_" + c * 32).values(*fields).get() for c in "ab"
+    )
+    assert fast == saved
+
+
+@pytest.mark.django_db
+def test_converted_rows_are_the_orms():
+    from finance.tests.factories import PaymentMethodFactory, TerminalFactory
+    from orders.models import Order
+    from orders.render import OrderRow
+
+    terminal = TerminalFactory()
+    method = PaymentMethodFactory()
+    Order.objects.create(
+        terminal=terminal,
+        client_order_id="rows",
+        side="Buy",
+        method=method,
+        initial_method=method,
+        requested_amount=Decimal("1000.00"),
+        amount=Decimal("1000.00"),
+        fee=Decimal("5.00"),
+        fee_amount=Decimal("50.00"),
+    )
+    columns = [c for c in OrderRow.COLUMNS if c != "db_clock"]
+    orm = list(Order.objects.values_list(*columns))
+    query = Order.objects.values_list(*columns)
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        sql_rows.read_dates_plainly(cursor)
+        cursor.execute(sql, params)
+        raw = cursor.fetchall()
+    assert sql_rows.convert(raw, sql_rows.converters_for(query)) == orm
+
+
+@pytest.mark.django_db
+def test_a_kept_row_is_rebuilt_as_it_was_read():
+    from finance.models import FeeRange
+    from finance.tests.factories import PaymentMethodFactory
+
+    method = PaymentMethodFactory()
+    ranges = list(FeeRange.objects.select_related("method").filter(method=method))
+    again = memo.rebuild(memo.snapshot(ranges))
+    assert [(r.pk, r.min_amount, r.method.name) for r in again] == [
+        (r.pk, r.min_amount, r.method.name) for r in ranges
+    ]
+    assert all(r._state.adding is False and r._state.db == "default" for r in again)
