@@ -46,6 +46,7 @@ messages: venv
 # CELERY_BROKER_URL say otherwise; web + Celery worker + beat, demo data loaded.
 run: export DEBUG ?= true
 run: export ADMIN_2FA ?= false
+run: export TRADER_2FA ?= false
 run: export APP_PORT := $(PORT)
 run: export PUBLIC_BASE_URL ?= http://localhost:$(PORT)
 run: export ALLOWED_HOSTS ?= *

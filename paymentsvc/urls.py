@@ -34,4 +34,5 @@ urlpatterns = [
     path("admin/dashboard/", include("operators.urls")),
     path("admin/", admin.site.urls),
     path("form/", include("forms_ui.urls")),
+    path("trader/", include("traders.urls")),
 ]
