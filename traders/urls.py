@@ -16,3 +16,12 @@ urlpatterns = [
         name="trader-order-receipt",
     ),
 ]
+urlpatterns += [
+    path("requisites/", views.requisites_page, name="trader-requisites"),
+    path(
+        "requisites/<str:requisite_id>/toggle/",
+        views.requisite_toggle,
+        name="trader-requisite-toggle",
+    ),
+    path("stats/", views.stats_page, name="trader-stats"),
+]

@@ -1,5 +1,6 @@
-"""The cabinet's orders page: the trader's Pending orders, kept fresh by a poll that
-costs a 304 while nothing changed, and confirm / decline behind a second tap."""
+"""The cabinet's pages: the trader's Pending orders (kept fresh by a poll that costs a
+304 while nothing changed; confirm and decline behind a second tap), its requisites
+with their switch, its statistics."""
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseNotModified
@@ -12,10 +13,12 @@ from core.errors import NotFound, ServiceError
 from orders import selectors as order_selectors
 from orders.receipts import receipt_response
 from orders.services import OrderNotPending
+from orders.services.requisite_state import DisabledByOperator
 
 from . import selectors, services
 from .access import cabinet_page, trader_required
 from .live import orders_version
+from .render import render_stats
 from .templatetags.cabinet import rub
 
 
@@ -30,11 +33,11 @@ def _etag(request) -> str:
 def _ask_texts():
     return {
         ("confirm", "Buy"): _(
-            "Did %s arrive on your requisite? Confirm only after checking your bank."
+            "Did {amount} arrive on your requisite? Confirm only after checking your bank."
         ),
-        ("confirm", "Sell"): _("Have you sent %s to the customer?"),
-        ("decline", "Buy"): _("Decline this payment of %s?"),
-        ("decline", "Sell"): _("Decline this payout of %s?"),
+        ("confirm", "Sell"): _("Have you sent {amount} to the customer?"),
+        ("decline", "Buy"): _("Decline this payment of {amount}?"),
+        ("decline", "Sell"): _("Decline this payout of {amount}?"),
     }
 
 
@@ -54,7 +57,11 @@ def orders_page(request):
             messages.warning(request, _("This order is no longer waiting: nothing was changed."))
         else:
             shown = rub(asked.amount, request.cabinet_lang)
-            context.update(ask=ask, asked=asked, ask_text=_ask_texts()[(ask, asked.side)] % shown)
+            context.update(
+                ask=ask,
+                asked=asked,
+                ask_text=_ask_texts()[(ask, asked.side)].replace("{amount}", shown),
+            )
     return cabinet_page(request, "traders/orders.html", context, active="orders")
 
 
@@ -121,3 +128,50 @@ def order_receipt(request, order_id, receipt_id):
     except NotFound:
         raise Http404 from None
     return receipt_response(receipt)
+
+
+@require_GET
+@trader_required
+def requisites_page(request):
+    figures = selectors.trader_requisites(trader=request.trader)
+    return cabinet_page(
+        request, "traders/requisites.html", {"requisites": figures}, active="requisites"
+    )
+
+
+@require_POST
+@trader_required
+def requisite_toggle(request, requisite_id):
+    try:
+        figures = selectors.requisite_figures(trader=request.trader, requisite_id=requisite_id)
+    except NotFound:
+        raise Http404 from None
+    on = not figures.requisite.is_active
+    try:
+        services.trader_requisite_switch(
+            trader=request.trader, requisite_id=figures.requisite.pk, on=on
+        )
+    except DisabledByOperator:
+        messages.error(
+            request,
+            _("An operator switched this requisite off: only an operator can switch it on."),
+        )
+    else:
+        messages.success(
+            request, _("Requisite switched on.") if on else _("Requisite switched off.")
+        )
+    return redirect("trader-requisites")
+
+
+@require_GET
+@trader_required
+def stats_page(request):
+    period = request.GET.get("period")
+    if period not in selectors.PERIODS:
+        period = "24h"
+    stats = selectors.trader_stats(trader=request.trader, period=period)
+    periods = [("24h", _("24 hours")), ("7d", _("7 days")), ("30d", _("30 days"))]
+    figures = render_stats(stats)  # the figures as the API writes them
+    figures["conversion"] = str(figures["conversion"])
+    context = {"stats": figures, "period": period, "periods": periods}
+    return cabinet_page(request, "traders/stats.html", context, active="stats")

@@ -63,7 +63,7 @@
     var form = document.getElementById("ask-form");
     form.action = "/trader/orders/" + card.dataset.orderId + "/" + kind + "/";
     var text = ask.getAttribute("data-text-" + kind + "-" + side.toLowerCase()) || "";
-    document.getElementById("ask-title").textContent = text.replace("%s", card.dataset.amountShown);
+    document.getElementById("ask-title").textContent = text.replace("{amount}", card.dataset.amountShown);
     var field = document.getElementById("paid-field"), input = document.getElementById("paid-amount");
     var paid = kind === "confirm" && side === "Buy";
     field.hidden = !paid;
