@@ -14,8 +14,10 @@ from .enums import (
     MethodType,
     OrderSide,
     OrderStatus,
+    RequisiteDisabledReason,
     SessionState,
     SimulateAction,
+    StatsPeriod,
     TransactionType,
 )
 from .events import (
@@ -30,6 +32,7 @@ from .finance import Balance, FeeRange, PaymentMethod, TerminalRef, Transaction
 from .forms import FormOrderData, FormSession, FormSessionItem
 from .orders import Order, Receipt, TraderOrder
 from .service import Ping
+from .trader import Trader, TraderRequisite, TraderStats
 
 __all__ = [
     "Actor",
@@ -57,10 +60,15 @@ __all__ = [
     "PaymentMethod",
     "Ping",
     "Receipt",
+    "RequisiteDisabledReason",
     "SessionState",
+    "StatsPeriod",
     "SimulateAction",
     "TerminalRef",
+    "Trader",
     "TraderOrder",
+    "TraderRequisite",
+    "TraderStats",
     "Transaction",
     "TransactionType",
     "WebhookEndpoints",
