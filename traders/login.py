@@ -2,10 +2,6 @@
 authenticator's code as for operators when TRADER_2FA is on, throttled exactly like
 the admin's sign-in (core.admin_login's counters)."""
 
-from base64 import b32encode
-
-import segno
-from django import forms
 from django.conf import settings
 from django.contrib.auth import login, logout
 from django.contrib.auth.forms import AuthenticationForm
@@ -13,16 +9,14 @@ from django.core.cache import cache
 from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.http import require_POST
 from django_otp import login as otp_login
 from django_otp import user_has_device
-from django_otp.forms import OTPAuthenticationFormMixin
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from core.admin_2fa import CodeForm
+from core.admin_2fa import SignInCodeFields, enrolment_context, second_factor_step
 from core.admin_login import _count_failure, _keys, _locked, _rate
 
 from .access import (
@@ -35,25 +29,12 @@ from .access import (
 )
 
 
-class TraderSignInForm(AuthenticationForm, OTPAuthenticationFormMixin):
+class TraderSignInForm(AuthenticationForm, SignInCodeFields):
     """Password, and with TRADER_2FA on, the code of a user's confirmed device."""
-
-    otp_device = forms.CharField(required=False, widget=forms.HiddenInput)
-    otp_token = forms.CharField(
-        required=False,
-        label=gettext_lazy("Code from the authenticator app"),
-        max_length=8,
-        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
-    )
-    otp_challenge = forms.CharField(required=False, widget=forms.HiddenInput)
 
     def clean(self):
         cleaned = super().clean()
-        user = self.get_user()
-        if settings.TRADER_2FA and user is not None and user_has_device(user):
-            device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
-            self.cleaned_data["otp_device"] = device.persistent_id if device else ""
-            self.clean_otp(user)
+        self.check_code(enabled=settings.TRADER_2FA)
         return cleaned
 
 
@@ -122,26 +103,8 @@ def two_factor(request):
         return forbidden(request)
     if not needs_second_factor(user):
         return redirect(_next_url(request))
-    device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
-    if device is None:
-        device = TOTPDevice.objects.filter(user=user, confirmed=False).first()
-        if device is None:
-            device = TOTPDevice.objects.create(user=user, name="Authenticator", confirmed=False)
-    form = CodeForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        if device.verify_token(form.cleaned_data["otp_token"].strip()):
-            if not device.confirmed:
-                device.confirmed = True
-                device.save(update_fields=["confirmed"])
-            otp_login(request, device)
-            return redirect(_next_url(request))
-        form.add_error("otp_token", _("That code is not valid. Try the one the app shows now."))
-    enrolling = not device.confirmed
-    context = {
-        "form": form,
-        "next": _next_url(request),
-        "enrolling": enrolling,
-        "qr_svg": segno.make(device.config_url, error="m").svg_inline(scale=4) if enrolling else "",
-        "secret": b32encode(device.bin_key).decode() if enrolling else "",
-    }
+    device, form, done = second_factor_step(request)
+    if done:
+        return redirect(_next_url(request))
+    context = {**enrolment_context(device), "form": form, "next": _next_url(request)}
     return cabinet_page(request, "traders/two_factor.html", context)
