@@ -18,7 +18,7 @@ api_v1 = [
     path("finance/", include("settlements.api_urls")),
     path("order/", OrderCollectionView.as_view(form_session=form_session_for_order)),
     path("order/", include("orders.urls")),
-    path("trader/", include("orders.trader_urls")),
+    path("trader/", include("traders.api_urls")),
     path("trader/", include("traders.books_urls")),
     path("terminal", TerminalView.as_view()),
     path("sandbox/", include("orders.sandbox_urls")),
@@ -42,4 +42,5 @@ urlpatterns = [
     path("admin/settlements/", include("settlements.urls")),
     path("admin/", admin.site.urls),
     path("form/", include("forms_ui.urls")),
+    path("trader/", include("traders.urls")),
 ]

@@ -27,6 +27,7 @@ from webhooks.models import EventType
 from ..models import ORDER_TRANSITIONS, Order, OrderStatus, merchant_credit
 from .events import record_event
 from .load import requisite_load_move
+from .requisite_state import requisite_count_close
 
 
 class OrderNotPending(Conflict):
@@ -119,6 +120,7 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
         balance_void(reserve_id=order.reserve_id)
     requisite_load_move(order=order, status=status)
     _settle_trader(order, status)
+    requisite_count_close(requisite_id=order.requisite_id, status=status, actor=actor)
     order.status = status
     order.closed_at = order.clock
     order.closed_by = actor

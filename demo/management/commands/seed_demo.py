@@ -35,6 +35,7 @@ from orders.models import Requisite, Trader, TraderApiKey
 from orders.services import trader_key_issue
 
 from ...books_seed import seed_books
+from ...trader_users import seed_trader_users
 
 WEBHOOK_SECRET = "whsec_ZGVtby1zaG9wLXdlYmhvb2stc2VjcmV0LTMyYnl0ZXM="
 
@@ -236,6 +237,7 @@ class Command(BaseCommand):
                 )
             self._operator()
             seed_books(methods)
+            seed_trader_users()
         self.stdout.write(self.style.SUCCESS("Demo data loaded"))
 
     def _methods(self) -> dict[str, PaymentMethod]:

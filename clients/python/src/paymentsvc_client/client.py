@@ -22,6 +22,7 @@ from .resources import (
     MerchantBooks,
     Orders,
     Sandbox,
+    TraderAccount,
     TraderBooks,
     TraderOrders,
     Webhooks,
@@ -176,16 +177,17 @@ class AsyncClient(_AsyncBase, _MerchantResources):
         self._attach()
 
 
-class TraderClient(_SyncBase, TraderBooks):
+class TraderClient(_SyncBase, TraderBooks, TraderAccount):
     """A trader's client: `TraderClient(base_url, api_key).orders.confirm(id)`,
-    `.balance()`, `.transactions()`."""
+    `.balance()`, `.transactions()`, `.me()`, `.requisites()`, `.enable_requisite(id)`,
+    `.stats(period="7d")`."""
 
     def __init__(self, base_url: str, api_key: str, **kwargs: Any):
         super().__init__(base_url, api_key, **kwargs)
         self.orders = TraderOrders(self)
 
 
-class AsyncTraderClient(_AsyncBase, TraderBooks):
+class AsyncTraderClient(_AsyncBase, TraderBooks, TraderAccount):
     def __init__(self, base_url: str, api_key: str, **kwargs: Any):
         super().__init__(base_url, api_key, **kwargs)
         self.orders = TraderOrders(self)

@@ -15,8 +15,10 @@ from .enums import (
     MethodType,
     OrderSide,
     OrderStatus,
+    RequisiteDisabledReason,
     SessionState,
     SimulateAction,
+    StatsPeriod,
     TraderTransactionType,
     TransactionType,
     WithdrawalStatus,
@@ -33,6 +35,7 @@ from .finance import Balance, FeeRange, PaymentMethod, TerminalRef, Transaction
 from .forms import FormOrderData, FormSession, FormSessionItem
 from .orders import Order, Receipt, TraderOrder
 from .service import Ping
+from .trader import Trader, TraderRequisite, TraderStats
 
 __all__ = [
     "Actor",
@@ -60,14 +63,19 @@ __all__ = [
     "PaymentMethod",
     "Ping",
     "Receipt",
+    "RequisiteDisabledReason",
     "SessionState",
+    "StatsPeriod",
     "SimulateAction",
     "Terminal",
     "TerminalRef",
     "TraderBalance",
     "TraderTransaction",
     "TraderTransactionType",
+    "Trader",
     "TraderOrder",
+    "TraderRequisite",
+    "TraderStats",
     "Transaction",
     "TransactionType",
     "WebhookEndpoints",

@@ -24,7 +24,7 @@ from .orders import _ORDERS as _ORDERS
 from .orders import Orders
 from .sandbox import Sandbox
 from .trader import _TRADER_ORDERS as _TRADER_ORDERS
-from .trader import TraderOrders
+from .trader import TraderAccount, TraderOrders
 
 __all__ = [
     "OPERATIONS",
@@ -40,6 +40,7 @@ __all__ = [
     "Resource",
     "Sandbox",
     "TraderBooks",
+    "TraderAccount",
     "TraderOrders",
     "Webhooks",
     "Withdrawals",

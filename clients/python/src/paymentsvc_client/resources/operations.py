@@ -18,8 +18,11 @@ from ..models import (
     Ping,
     Receipt,
     Terminal,
+    Trader,
     TraderBalance,
     TraderOrder,
+    TraderRequisite,
+    TraderStats,
     TraderTransaction,
     Transaction,
     WebhookEndpoints,
@@ -195,4 +198,23 @@ OPERATIONS: dict[str, Operation] = {
         unwrap="transactions",
         page=True,
     ),
+    "trader_me": Operation("get", "/api/v1/trader/me", "trader:me", Trader, "trader"),
+    "trader_requisite_list": Operation(
+        "get", "/api/v1/trader/requisites", "trader:requisites", TraderRequisite, "requisites"
+    ),
+    "trader_requisite_enable": Operation(
+        "post",
+        "/api/v1/trader/requisites/{requisite_id}/enable",
+        "trader:enable_requisite",
+        TraderRequisite,
+        "requisite",
+    ),
+    "trader_requisite_disable": Operation(
+        "post",
+        "/api/v1/trader/requisites/{requisite_id}/disable",
+        "trader:disable_requisite",
+        TraderRequisite,
+        "requisite",
+    ),
+    "trader_stats": Operation("get", "/api/v1/trader/stats", "trader:stats", TraderStats, "stats"),
 }

@@ -9,12 +9,13 @@ from core.api import TraderAPIView, ok, page_query, parse_query
 from core.fields import AmountField
 from core.pagination import paginate
 from finance.models import Side
+from orders import selectors
+from orders.api import order_envelopes
+from orders.models import OrderStatus
+from orders.receipts import receipt_response, render_receipt
+from orders.render import render_trader_order, render_trader_orders
 
-from . import selectors, services
-from .api import order_envelopes
-from .models import OrderStatus
-from .receipts import receipt_response, render_receipt
-from .render import render_trader_order, render_trader_orders
+from . import services
 
 
 class TraderOrderOut(serializers.Serializer):
@@ -83,10 +84,8 @@ class TraderOrderConfirmView(TraderAPIView):
         data = TraderConfirmIn(data=request.data)
         data.is_valid(raise_exception=True)
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
-        order = services.order_confirm(
-            order_id=order.pk,
-            actor=f"trader:{self.trader.pk}",
-            paid_amount=data.validated_data.get("paid_amount"),
+        order = services.trader_order_confirm(
+            trader=self.trader, order=order, paid_amount=data.validated_data.get("paid_amount")
         )
         return Response(ok(order=render_trader_order(order)))
 
@@ -95,7 +94,7 @@ class TraderOrderCancelView(TraderAPIView):
     @extend_schema(operation_id="trader_order_cancel", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
-        order = services.order_cancel(order_id=order.pk, actor=f"trader:{self.trader.pk}")
+        order = services.trader_order_decline(trader=self.trader, order=order)
         return Response(ok(order=render_trader_order(order)))
 
 
