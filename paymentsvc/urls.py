@@ -15,6 +15,7 @@ api_v1 = [
     path("order/", include("orders.urls")),
     path("trader/", include("orders.trader_urls")),
     path("sandbox/", include("orders.sandbox_urls")),
+    path("device/", include("traders.device_urls")),
     path("form/", include("forms_ui.api_urls")),
     path("disputes/", include("disputes.urls")),
     path("", include("webhooks.urls")),
