@@ -5,13 +5,16 @@ client keeps working against a newer service."""
 
 from ._base import M, Model, Page, parse_datetime
 from ._base import _convert as _convert
+from .devices import DeviceNotification, DeviceState, NotificationParsed
 from .disputes import Dispute, DisputeCreated
 from .enums import (
     Actor,
     DeliveryStatus,
+    Direction,
     DisputeResolution,
     EventType,
     MethodType,
+    NotificationStatus,
     OrderSide,
     OrderStatus,
     SessionState,
@@ -37,6 +40,9 @@ __all__ = [
     "Delivery",
     "DeliveryAttempt",
     "DeliveryStatus",
+    "DeviceNotification",
+    "DeviceState",
+    "Direction",
     "Dispute",
     "DisputeCreated",
     "DisputeResolution",
@@ -49,6 +55,8 @@ __all__ = [
     "FormSessionItem",
     "M",
     "MethodType",
+    "NotificationParsed",
+    "NotificationStatus",
     "Model",
     "Order",
     "OrderSide",

@@ -7,6 +7,7 @@ from ._base import Amount, Resource
 from ._base import _filters as _filters
 from ._base import _id as _id
 from ._base import _paged as _paged
+from .device import DeviceNotifications, heartbeat_call
 from .disputes import _DISPUTES as _DISPUTES
 from .disputes import Disputes
 from .events import _DELIVERIES as _DELIVERIES
@@ -27,6 +28,7 @@ __all__ = [
     "OPERATIONS",
     "Amount",
     "Deliveries",
+    "DeviceNotifications",
     "Disputes",
     "Events",
     "Finance",
@@ -37,4 +39,5 @@ __all__ = [
     "Sandbox",
     "TraderOrders",
     "Webhooks",
+    "heartbeat_call",
 ]
