@@ -137,7 +137,7 @@ _PAYMENT_WORDS = re.compile(rf"{_INCOMING_WORDS}|{_OUTGOING_WORDS}")
 # --- What is no payment -----------------------------------------------------------------
 
 _CODE = re.compile(
-    r"\bкод\w{0,2}\b|\bпарол|\bcode\b|\bkod\b|\bparol|никому\s+не|не\s+сообщайте|nikomu"
+    r"\bкод(?:а|ом|у|ы)?\b|\bпарол|\bcode\b|\bkod\b|\bparol|никому\s+не|не\s+сообщайте|nikomu"
 )
 _ADVERTISEMENT = re.compile(
     r"получите|оформите|подключите|закажите|успейте|попробуйте|участвуйте|переходите"

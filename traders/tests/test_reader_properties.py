@@ -41,42 +41,71 @@ def rendered(draw, amount_strategy=amounts):
 
 
 INCOMING_TEMPLATES = [
-    ("900", "", "СЧЁТ2838 14:02 Перевод {a} от Иван И."),
-    ("900", "", "MIR-4417 09:15 зачисление {a}"),
-    ("ru.sberbankmobile", "Перевод по СБП", "Иван Иванович И. перевёл(а) вам {a}"),
-    ("com.idamob.tinkoff.android", "Пополнение", "Пополнение, счет RUB. {a}. Пётр С."),
-    ("Tinkoff", "", "Пополнение на {a}, счет RUB. Анна К."),
-    ("ru.alfabank.mobile.android", "Поступление", "{a} Перевод по СБП от Ивана И."),
-    ("Alfa-Bank", "", "Поступление {a} на счёт *5521 от Ольга Т."),
-    ("VTB", "", "Поступление {a} Счет*3301 от ИВАН И."),
-    ("ru.vtb24.mobilebanking.android", "Зачисление", "Вам перевели {a} по СБП от Марии Ш."),
-    ("ru.ozon.app.android", "Ozon Банк", "Пополнение по СБП на {a} от Сергей М."),
-    ("MTS-Bank", "", "Zachislenie {a}. Karta *7781."),
-    ("ru.mts.money", "Перевод", "Поступил перевод {a} от Дмитрий В. по номеру телефона"),
+    ("900", "", "СЧЁТ{c} 14:02 Перевод {a} от {n}"),
+    ("900", "", "MIR-{c} 09:15 зачисление {a}"),
+    ("ru.sberbankmobile", "Перевод по СБП", "{n} перевёл(а) вам {a}"),
+    ("com.idamob.tinkoff.android", "Пополнение", "Пополнение, счет RUB. {a}. {n}"),
+    ("Tinkoff", "", "Пополнение на {a}, счет RUB. {n}"),
+    ("ru.alfabank.mobile.android", "Поступление", "{a} Перевод по СБП от {n}"),
+    ("Alfa-Bank", "", "Поступление {a} на счёт *{c} от {n}"),
+    ("VTB", "", "Поступление {a} Счет*{c} от {n}"),
+    ("ru.vtb24.mobilebanking.android", "Зачисление", "Вам перевели {a} по СБП от {n}"),
+    ("ru.ozon.app.android", "Ozon Банк", "Пополнение по СБП на {a} от {n}"),
+    ("MTS-Bank", "", "Zachislenie {a}. Karta *{c}."),
+    ("ru.mts.money", "Перевод", "Поступил перевод {a} от {n} по номеру телефона"),
 ]
 OUTGOING_TEMPLATES = [
-    ("900", "", "MIR-4417 19:40 Покупка {a} PYATEROCHKA"),
-    ("VTB", "", "Списание {a} Счет*3301 Перевод по СБП"),
+    ("900", "", "MIR-{c} 19:40 Покупка {a} PYATEROCHKA"),
+    ("VTB", "", "Списание {a} Счет*{c} Перевод по СБП"),
     ("com.idamob.tinkoff.android", "Покупка", "Покупка, счет RUB. {a}. YANDEX GO."),
 ]
+NAMES = [
+    "Иван И.",
+    "Иван Иванович И.",
+    "ИВАН И.",
+    "Пётр С.",
+    "Анна-Мария К.",
+    "Ёлкин Ф.",
+    "Остапенко О.",
+    "Балашов Б.",
+    "Доступов Д.",
+    "Лимитов Л.",
+    "Кодин К.",
+    "IVAN I.",
+    "Сергей М.",
+    "ООО РОМАШКА",
+]
+names = st.sampled_from(NAMES)
+card_endings = st.integers(min_value=0, max_value=9999).map(lambda n: f"{n:04d}")
+titled = st.booleans()
+
+
+def message(template, amount_text, name, card, keep_title):
+    source, title, body = template
+    text = body.format(a=amount_text, n=name, c=card)
+    return text, title if keep_title else "", source
+
+
 BALANCES = ["Баланс: {b}", "Баланс {b}", "Доступно {b}", "Dostupno {b}", "Остаток {b}", "Лимит {b}"]
 
 
-@given(rendered(), st.sampled_from(INCOMING_TEMPLATES))
-@example((Decimal("1500"), "1\u00a0500\u00a0₽", False), INCOMING_TEMPLATES[0])
-def test_any_amount_in_any_form_reads_back_exactly(money, template):
+@given(rendered(), st.sampled_from(INCOMING_TEMPLATES), names, card_endings, titled)
+@example(
+    (Decimal("1500"), "1\u00a0500\u00a0₽", False), INCOMING_TEMPLATES[0], "Иван И.", "2838", True
+)
+def test_any_amount_in_any_form_reads_back_exactly(money, template, name, card, keep_title):
     amount, text, _ = money
-    source, title, body = template
-    reading = read_notification(body.format(a=text), title, source)
+    reading = read_notification(*message(template, text, name, card, keep_title))
     assert reading.amount == amount
     assert reading.direction == INCOMING
 
 
-@given(rendered(), st.sampled_from(OUTGOING_TEMPLATES))
-def test_a_debit_reads_as_outgoing_unless_its_sign_says_otherwise(money, template):
+@given(rendered(), st.sampled_from(OUTGOING_TEMPLATES), card_endings, titled)
+def test_a_debit_reads_as_outgoing_unless_its_sign_says_otherwise(
+    money, template, card, keep_title
+):
     amount, text, plus = money
-    source, title, body = template
-    reading = read_notification(body.format(a=text), title, source)
+    reading = read_notification(*message(template, text, "", card, keep_title))
     assert reading.amount == amount
     assert reading.direction == (INCOMING if plus else OUTGOING)
 
@@ -87,15 +116,18 @@ def test_a_debit_reads_as_outgoing_unless_its_sign_says_otherwise(money, templat
     st.sampled_from(INCOMING_TEMPLATES + OUTGOING_TEMPLATES),
     st.sampled_from(BALANCES),
     st.booleans(),
+    names,
+    card_endings,
 )
-def test_a_balance_beside_the_payment_is_never_taken(money, balance, template, words, first):
+def test_a_balance_beside_the_payment_is_never_taken(
+    money, balance, template, words, first, name, card
+):
     amount, text, _ = money
     _, balance_text, _ = balance
-    source, title, body = template
-    payment = body.format(a=text)
+    payment, title, source = message(template, text, name, card, True)
     beside = words.format(b=balance_text.lstrip("+"))
-    message = f"{beside}. {payment}" if first else f"{payment} {beside}"
-    assert read_notification(message, title, source).amount == amount
+    text = f"{beside}. {payment}" if first else f"{payment} {beside}"
+    assert read_notification(text, title, source).amount == amount
 
 
 @given(rendered(), st.sampled_from(BALANCES))
