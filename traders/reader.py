@@ -98,12 +98,19 @@ _NUMBER = (
     r"|\d{1,3}(?:\.\d{3})+,\d{1,2}"
     r"|(?:\d{1,3}(?: \d{3})+|\d+)(?:[.,]\d{1,2})?"
 )
-_CURRENCY = r"(?:₽|руб(?:л[а-я]*)?(?![а-я])\.?|р(?![а-яa-z])\.?|ru[br](?![a-z])\.?)"
+_CURRENCY = r"(?:₽|руб(?:л[а-я]*)?(?![а-я])\.?|[рp](?![а-яa-z])\.?|ru[br](?![a-z])\.?)"
 _AMOUNT = re.compile(
     # A sign counts only where it stands before the number, not inside "MIR-4417";
     # a number glued to a word, a card ending, a time or a date is no amount.
     r"(?:(?<![^\s(:])(?P<sign>[+-]))?(?(sign)|(?<![\d.,:*/\w+-]))"
     r"(?P<number>" + _NUMBER + r")(?!\d) ?(?P<currency>" + _CURRENCY + r")"
+)
+# The currency written first ("RUB 1 500.00", "₽ 500"): read only when no amount has
+# its currency after it.
+_AMOUNT_AFTER_CURRENCY = re.compile(
+    r"(?<![\w.])(?P<currency>₽|rub|rur|руб\.?) ?(?P<sign>[+-])?(?P<number>"
+    + _NUMBER
+    + r")(?![\d\w])"
 )
 
 # Words after which an amount is not the payment's: what is left, what may be spent,
@@ -198,15 +205,16 @@ def _bank_named(text: str) -> str | None:
 def _payment_amount(text: str) -> tuple[Decimal, str] | None:
     """The first amount that is not a balance, a limit, a fee or a bonus, with its
     sign ("" when it has none)."""
-    start = 0
-    for match in _AMOUNT.finditer(text):
-        before = text[start : match.start()]
-        start = match.end()
-        if _is_not_the_payment(before):
-            continue
-        amount = _decimal(match.group("number"))
-        if amount is not None and amount > 0:
-            return amount, match.group("sign") or ""
+    for pattern in (_AMOUNT, _AMOUNT_AFTER_CURRENCY):
+        start = 0
+        for match in pattern.finditer(text):
+            before = text[start : match.start()]
+            start = match.end()
+            if _is_not_the_payment(before):
+                continue
+            amount = _decimal(match.group("number"))
+            if amount is not None and amount > 0:
+                return amount, match.group("sign") or ""
     return None
 
 

@@ -66,6 +66,10 @@ MTS-Bank | | Kod dlya vhoda: 5521. Nikomu ne soobshayte | - | - | MTS
 | | Зачисление 1 500 руб. | 1500 | incoming | -
 | | Зачисление 2 000 рублей | 2000 | incoming | -
 | | Зачисление 1,500.00 RUB | 1500 | incoming | -
+| | Зачисление 1500p | 1500 | incoming | -
+| | Поступление RUB 2 500.00 от ИВАН И. Баланс RUB 9 000.00 | 2500 | incoming | -
+| | Зачисление ₽ 700. Доступно ₽ 1 700 | 700 | incoming | -
+| | Счет RUB. Зачисление 300 RUB | 300 | incoming | -
 # A balance or a limit first, the payment after it.
 | | Баланс 10 000р. Зачисление 500р | 500 | incoming | -
 | | Доступно 5 100 RUB. Пополнение на 100 RUB | 100 | incoming | -
