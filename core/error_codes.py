@@ -31,6 +31,7 @@ class ErrorCode(StrEnum):
     # Authentication
     API_KEY_REQUIRED = "api_key_required"
     INVALID_API_KEY = "invalid_api_key"
+    INVALID_DEVICE_TOKEN = "invalid_device_token"
     # Idempotency
     IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
     IDEMPOTENCY_IN_FLIGHT = "idempotency_in_flight"
@@ -105,6 +106,7 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ),
     ErrorCode.API_KEY_REQUIRED: (401, "API key is required"),
     ErrorCode.INVALID_API_KEY: (401, "Invalid API key"),
+    ErrorCode.INVALID_DEVICE_TOKEN: (401, "Invalid device token"),
     ErrorCode.IDEMPOTENCY_KEY_REUSED: (
         422,
         "Idempotency-Key was already used with a different request body",

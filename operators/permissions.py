@@ -12,7 +12,15 @@ from django.contrib.auth.models import Group, Permission
 from django.db.models import Q
 
 GROUP_NAME = "Operators"
-BUSINESS_APPS = ["finance", "orders", "webhooks", "forms_ui", "disputes", "settlements"]
+BUSINESS_APPS = [
+    "finance",
+    "orders",
+    "webhooks",
+    "forms_ui",
+    "disputes",
+    "settlements",
+    "traders",
+]
 DELETABLE = ["delete_blacklistedaccount"]
 
 

@@ -261,6 +261,11 @@ FORWARDED_ALLOW_IPS = [
     if ip.strip()
 ]
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
+# A trader's phone silent for longer than this is shown offline (traders.md §20).
+DEVICE_OFFLINE_AFTER_SECONDS = env.int("DEVICE_OFFLINE_AFTER_SECONDS", default=300)
+# A notification's received_at may run ahead of our clock by this much (the phone's
+# clock is not ours); further ahead it is refused.
+DEVICE_CLOCK_SKEW_SECONDS = env.int("DEVICE_CLOCK_SKEW_SECONDS", default=600)
 WEBHOOK_ALLOW_PRIVATE_NETWORKS = env.bool("WEBHOOK_ALLOW_PRIVATE_NETWORKS", default=DEBUG)
 WEBHOOK_TIMEOUT_SECONDS = env.float("WEBHOOK_TIMEOUT_SECONDS", default=10.0)
 # Attempts one worker process keeps in flight (docs/webhooks.md, "Delivery concurrency").

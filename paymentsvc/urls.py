@@ -22,6 +22,7 @@ api_v1 = [
     path("trader/", include("traders.books_urls")),
     path("terminal", TerminalView.as_view()),
     path("sandbox/", include("orders.sandbox_urls")),
+    path("device/", include("traders.device_urls")),
     path("form/", include("forms_ui.api_urls")),
     path("disputes/", include("disputes.urls")),
     path("", include("webhooks.urls")),

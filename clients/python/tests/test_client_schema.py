@@ -14,7 +14,7 @@ from enum import StrEnum
 
 import pytest
 from django.test import Client as DjangoClient
-from paymentsvc_client import Client, TraderClient
+from paymentsvc_client import Client, DeviceClient, TraderClient
 from paymentsvc_client.models import Model
 from paymentsvc_client.resources import OPERATIONS
 
@@ -147,7 +147,8 @@ def check_model(schema: dict, model: type[Model], component: dict, problems: lis
 
 def _method(operation):
     owner_name, _, dotted = operation.call.rpartition(":")
-    owner = (TraderClient if owner_name == "trader" else Client)("http://unused", "k")
+    owners = {"trader": TraderClient, "device": DeviceClient}
+    owner = owners.get(owner_name, Client)("http://unused", "k")
     target = owner
     for part in dotted.split("."):
         target = getattr(target, part)
@@ -273,7 +274,7 @@ def test_the_events_api_as_the_contract_describes_it_would_be_covered(schema):
         },
         "ActorEnum": {
             "type": "string",
-            "enum": ["merchant", "trader", "operator", "payer", "system", "sandbox"],
+            "enum": ["merchant", "trader", "operator", "payer", "system", "sandbox", "device"],
         },
         "EventData": {
             "type": "object",

@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from core.keys import hash_key
+from demo.devices import seed_devices
 from finance.accounts import luhn_ok
 from finance.models import (
     ApiKey,
@@ -238,6 +239,7 @@ class Command(BaseCommand):
             self._operator()
             seed_books(methods)
             seed_trader_users()
+            seed_devices()  # last: binds the requisites made above
         self.stdout.write(self.style.SUCCESS("Demo data loaded"))
 
     def _methods(self) -> dict[str, PaymentMethod]:

@@ -6,7 +6,7 @@ order = client.orders.create(client_order_id="A-1", order_side="Buy", ...)
 """
 
 from ._core import RetryPolicy
-from .client import AsyncClient, AsyncTraderClient, Client, TraderClient
+from .client import AsyncClient, AsyncTraderClient, Client, DeviceClient, TraderClient
 from .errors import (
     ApiConnectionError,
     ApiError,
@@ -30,6 +30,9 @@ from .models import (
     Delivery,
     DeliveryAttempt,
     DeliveryStatus,
+    DeviceNotification,
+    DeviceState,
+    Direction,
     Dispute,
     DisputeCreated,
     DisputeResolution,
@@ -41,6 +44,8 @@ from .models import (
     FormSession,
     FormSessionItem,
     MethodType,
+    NotificationParsed,
+    NotificationStatus,
     Order,
     OrderSide,
     OrderStatus,
@@ -72,6 +77,10 @@ __all__ = [
     "Delivery",
     "DeliveryAttempt",
     "DeliveryStatus",
+    "DeviceClient",
+    "DeviceNotification",
+    "DeviceState",
+    "Direction",
     "Dispute",
     "DisputeCreated",
     "DisputeResolution",
@@ -86,6 +95,8 @@ __all__ = [
     "InsufficientFundsError",
     "MethodType",
     "NotFoundError",
+    "NotificationParsed",
+    "NotificationStatus",
     "Order",
     "TraderOrder",
     "OrderSide",

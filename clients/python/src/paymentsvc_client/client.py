@@ -15,6 +15,7 @@ from ._core import Call, RetryPolicy
 from .models import Ping
 from .resources import (
     Deliveries,
+    DeviceNotifications,
     Disputes,
     Events,
     Finance,
@@ -27,17 +28,20 @@ from .resources import (
     TraderOrders,
     Webhooks,
     Withdrawals,
+    heartbeat_call,
 )
 
 DEFAULT_TIMEOUT = 30.0
 
 
-def _http_kwargs(base_url: str, api_key: str, timeout: float, headers: dict | None) -> dict:
+def _http_kwargs(
+    base_url: str, api_key: str, timeout: float, headers: dict | None, key_header: str
+) -> dict:
     return {
         "base_url": base_url.rstrip("/"),
         "timeout": timeout,
         "headers": {
-            "X-API-Key": api_key,
+            key_header: api_key,
             "Accept": "application/json",
             "User-Agent": _core.USER_AGENT,
             **(headers or {}),
@@ -47,6 +51,7 @@ def _http_kwargs(base_url: str, api_key: str, timeout: float, headers: dict | No
 
 class _Base:
     _http_class: type
+    _key_header = "X-API-Key"
 
     def __init__(
         self,
@@ -63,7 +68,8 @@ class _Base:
         if max_retries is not None:
             self.retry = dataclasses.replace(self.retry, max_retries=max_retries)
         self._http = self._http_class(
-            transport=transport, **_http_kwargs(base_url, api_key, timeout, headers)
+            transport=transport,
+            **_http_kwargs(base_url, api_key, timeout, headers, self._key_header),
         )
 
 
@@ -191,3 +197,18 @@ class AsyncTraderClient(_AsyncBase, TraderBooks, TraderAccount):
     def __init__(self, base_url: str, api_key: str, **kwargs: Any):
         super().__init__(base_url, api_key, **kwargs)
         self.orders = TraderOrders(self)
+
+
+class DeviceClient(_SyncBase):
+    """A trader's phone: `DeviceClient(base_url, token).notifications.send(...)` and
+    `.heartbeat()`, authenticated by the device's `dev_` token (X-Device-Token)."""
+
+    _key_header = "X-Device-Token"
+
+    def __init__(self, base_url: str, token: str, **kwargs: Any):
+        super().__init__(base_url, token, **kwargs)
+        self.notifications = DeviceNotifications(self)
+
+    def heartbeat(self):
+        """The device is alive: its `DeviceState` (id, name, last_seen_at)."""
+        return self._call(heartbeat_call())

@@ -6,13 +6,16 @@ client keeps working against a newer service."""
 from ._base import M, Model, Page, parse_datetime
 from ._base import _convert as _convert
 from .books import Terminal, TraderBalance, TraderTransaction, Withdrawal
+from .devices import DeviceNotification, DeviceState, NotificationParsed
 from .disputes import Dispute, DisputeCreated
 from .enums import (
     Actor,
     DeliveryStatus,
+    Direction,
     DisputeResolution,
     EventType,
     MethodType,
+    NotificationStatus,
     OrderSide,
     OrderStatus,
     RequisiteDisabledReason,
@@ -43,6 +46,9 @@ __all__ = [
     "Delivery",
     "DeliveryAttempt",
     "DeliveryStatus",
+    "DeviceNotification",
+    "DeviceState",
+    "Direction",
     "Dispute",
     "DisputeCreated",
     "DisputeResolution",
@@ -55,6 +61,8 @@ __all__ = [
     "FormSessionItem",
     "M",
     "MethodType",
+    "NotificationParsed",
+    "NotificationStatus",
     "Model",
     "Order",
     "OrderSide",

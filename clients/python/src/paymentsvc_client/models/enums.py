@@ -59,6 +59,22 @@ class Actor(StrEnum):
     PAYER = "payer"
     SYSTEM = "system"
     SANDBOX = "sandbox"
+    DEVICE = "device"
+
+
+class NotificationStatus(StrEnum):
+    """What the service did with a device's bank notification."""
+
+    MATCHED = "matched"
+    UNMATCHED = "unmatched"
+    AMBIGUOUS = "ambiguous"
+    IGNORED = "ignored"
+    DUPLICATE = "duplicate"
+
+
+class Direction(StrEnum):
+    INCOMING = "incoming"
+    OUTGOING = "outgoing"
 
 
 class DeliveryStatus(StrEnum):

@@ -10,6 +10,7 @@ from ._base import _paged as _paged
 from .books import _TRADER_TRANSACTIONS as _TRADER_TRANSACTIONS
 from .books import _WITHDRAWALS as _WITHDRAWALS
 from .books import MerchantBooks, TraderBooks, Withdrawals
+from .device import DeviceNotifications, heartbeat_call
 from .disputes import _DISPUTES as _DISPUTES
 from .disputes import Disputes
 from .events import _DELIVERIES as _DELIVERIES
@@ -30,6 +31,7 @@ __all__ = [
     "OPERATIONS",
     "Amount",
     "Deliveries",
+    "DeviceNotifications",
     "Disputes",
     "Events",
     "Finance",
@@ -44,4 +46,5 @@ __all__ = [
     "TraderOrders",
     "Webhooks",
     "Withdrawals",
+    "heartbeat_call",
 ]

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from ..models import (
     Balance,
     Delivery,
+    DeviceNotification,
+    DeviceState,
     Dispute,
     DisputeCreated,
     Event,
@@ -37,7 +39,9 @@ class Operation:
 
     method: str
     path: str
-    call: str  # "orders.create" on Client, "trader:orders.confirm" on TraderClient
+    # "orders.create" on Client, "trader:orders.confirm" on TraderClient,
+    # "device:notifications.send" on DeviceClient
+    call: str
     model: type[Model] | None
     unwrap: str | None = None
     page: bool = False
@@ -217,4 +221,14 @@ OPERATIONS: dict[str, Operation] = {
         "requisite",
     ),
     "trader_stats": Operation("get", "/api/v1/trader/stats", "trader:stats", TraderStats, "stats"),
+    "device_notification_send": Operation(
+        "post",
+        "/api/v1/device/notifications",
+        "device:notifications.send",
+        DeviceNotification,
+        "notification",
+    ),
+    "device_heartbeat": Operation(
+        "post", "/api/v1/device/heartbeat", "device:heartbeat", DeviceState, "device"
+    ),
 }

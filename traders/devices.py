@@ -1,0 +1,77 @@
+"""Devices: adding one (its token shown once), binding requisites, removal, being heard
+from. The cabinet, the admin and the device API call these."""
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from core.errors import InvalidRequest
+from core.keys import generate_key, hash_key
+from orders.models import Requisite, Trader
+
+from .models import TOKEN_PREFIX, Device
+
+# last_seen_at is written at most this often by notifications (the heartbeat always
+# writes): the offline state is counted in minutes, a burst must not write per request.
+SEEN_RESOLUTION = timedelta(seconds=15)
+
+
+def device_add(
+    *, trader: Trader, name: str, requisites=(), raw_token: str | None = None
+) -> tuple[Device, str]:
+    """A new device of `trader` bound to `requisites` (each the trader's own) and its
+    token, which is never stored nor shown again. `raw_token` is for the demo data only."""
+    raw = raw_token or generate_key(TOKEN_PREFIX)
+    with transaction.atomic():
+        device = Device(trader=trader, name=(name or "").strip() or "Device")
+        device.set_token(raw)
+        device.save()
+        device_bind(device=device, requisites=requisites)
+    return device, raw
+
+
+def device_bind(*, device: Device, requisites) -> Device:
+    """Bind exactly `requisites` to the device; another trader's requisite is refused."""
+    requisites = list(requisites)
+    foreign = [r for r in requisites if r.trader_id != device.trader_id]
+    if foreign:
+        raise InvalidRequest("A device can be bound only to its own trader's requisites")
+    device.requisites.set(requisites)
+    return device
+
+
+def device_remove(*, device: Device) -> Device:
+    """Revoke the device's token at once; its notifications stay."""
+    if device.revoked_at is None:
+        device.revoked_at = timezone.now()
+        device.save(update_fields=["revoked_at"])
+    return device
+
+
+def device_for_token(raw: str) -> Device | None:
+    """The active device whose token this is (its trader active too), or None."""
+    if not raw:
+        return None
+    device = (
+        Device.objects.select_related("trader")
+        .filter(token_hash=hash_key(raw), revoked_at__isnull=True)
+        .first()
+    )
+    if device is None or not device.trader.is_active:
+        return None
+    return device
+
+
+def device_seen(*, device: Device, always: bool = False) -> Device:
+    """Note that the device was heard from now (a heartbeat always; anything else when
+    the last note is older than SEEN_RESOLUTION)."""
+    now = timezone.now()
+    if always or device.last_seen_at is None or device.last_seen_at < now - SEEN_RESOLUTION:
+        Device.objects.filter(pk=device.pk).update(last_seen_at=now)
+        device.last_seen_at = now
+    return device
+
+
+def requisites_of_trader(trader: Trader):
+    return Requisite.objects.filter(trader=trader).select_related("method")

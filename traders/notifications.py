@@ -1,0 +1,183 @@
+"""A device's bank notification: kept, read, matched to the one Pending Buy it pays
+for (traders.md §20).
+
+Matching rests on `unique_amount`: one requisite never has two Pending Buy orders of
+the same amount (the partial unique index on Pending Buy (requisite, amount)). So
+the candidates are found by equality on (requisite, amount) for each requisite bound
+to the device, read straight off that index: the cost does not grow with how many
+orders a requisite has Pending. Exactly one candidate is completed through
+`orders.services.order_confirm` with actor `device:<id>`, the same service a trader's
+tap calls; two or more (the same amount on two of the device's requisites) complete
+nothing.
+
+The notification's row is written first, in the same transaction as the order's
+completion: a retry of the same (device, id) waits on the unique constraint and then
+finds the first row, so an order is never completed twice and every retry gets the
+first answer."""
+
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from django.db import IntegrityError, transaction
+
+from core.db import DbNow
+from core.error_codes import ErrorCode
+from core.errors import InvalidRequest, NotFound
+from core.formats import parse_uuid
+from finance.models import Side
+from orders.models import Order, OrderStatus
+from orders.services import OrderNotPending, order_confirm
+
+from .models import BankNotification, Device, NotificationStatus
+from .reader import INCOMING, read_notification
+
+
+@dataclass
+class Received:
+    notification: BankNotification
+    duplicate: bool
+
+
+def device_actor(device: Device) -> str:
+    return f"device:{device.pk}"
+
+
+def notification_receive(
+    *,
+    device: Device,
+    external_id: str,
+    source: str,
+    title: str,
+    text: str,
+    received_at: datetime,
+) -> Received:
+    """Keep the notification with what was read from it, and complete the order it pays
+    for when there is exactly one; a (device, id) seen before is a duplicate and
+    changes nothing."""
+    first = _first_of(device, external_id)
+    if first is not None:
+        return Received(first, duplicate=True)
+    reading = read_notification(text, title, source)
+    payment = reading.direction == INCOMING and reading.amount is not None
+    try:
+        with transaction.atomic():
+            found = (
+                matching_orders(device=device, amount=reading.amount, bank=reading.bank)
+                if payment
+                else []
+            )
+            status = _status_for(payment, found)
+            # Written first (with the order it is about to complete): a retry of the same
+            # id waits on the unique constraint here until this transaction ends.
+            notification = BankNotification.objects.create(
+                device=device,
+                external_id=external_id,
+                source=source,
+                title=title,
+                text=text,
+                received_at=received_at,
+                amount=reading.amount,
+                direction=reading.direction,
+                bank=reading.bank,
+                status=status,
+                order_id=found[0] if status == NotificationStatus.MATCHED else None,
+            )
+            if status == NotificationStatus.MATCHED:
+                _complete(notification, device)
+    except IntegrityError:
+        first = _first_of(device, external_id)
+        if first is None:
+            raise
+        return Received(first, duplicate=True)
+    return Received(notification, duplicate=False)
+
+
+def _status_for(payment: bool, found: list) -> str:
+    if not payment:
+        return NotificationStatus.IGNORED
+    if not found:
+        return NotificationStatus.UNMATCHED
+    return NotificationStatus.MATCHED if len(found) == 1 else NotificationStatus.AMBIGUOUS
+
+
+def _first_of(device: Device, external_id: str) -> BankNotification | None:
+    return BankNotification.objects.filter(device=device, external_id=external_id).first()
+
+
+def matching_orders(*, device: Device, amount: Decimal | None, bank: str | None) -> list:
+    """The ids of the Pending, not overdue Buy orders of exactly `amount` on the
+    device's requisites (of `bank` when it is named), of the device's trader and its
+    mode (live or sandbox); at most two, which is enough to tell one from many."""
+    if amount is None:
+        return []
+    requisites = device.requisites.filter(trader_id=device.trader_id)
+    if bank:
+        requisites = requisites.filter(method__nspk_code=bank)
+    requisite_ids = list(requisites.values_list("pk", flat=True))
+    if not requisite_ids:
+        return []
+    return list(
+        Order.objects.filter(
+            requisite_id__in=requisite_ids,
+            amount=amount,
+            status=OrderStatus.PENDING,
+            side=Side.BUY,
+            trader_id=device.trader_id,
+            livemode=device.trader.livemode,
+            expires_at__gt=DbNow(),
+        ).values_list("pk", flat=True)[:2]
+    )
+
+
+def _complete(notification: BankNotification, device: Device) -> None:
+    try:
+        notification.order = order_confirm(
+            order_id=notification.order_id, actor=device_actor(device)
+        )
+    except OrderNotPending:  # closed (or just expired) since it was found
+        notification.status, notification.order = NotificationStatus.UNMATCHED, None
+        notification.save(update_fields=["status", "order"])
+
+
+ATTACHABLE = {NotificationStatus.UNMATCHED, NotificationStatus.AMBIGUOUS}
+
+
+def notification_attach(*, notification: BankNotification, order_id, actor: str) -> Order:
+    """An unmatched (or ambiguous) notification attached to a Pending Buy of its
+    device's trader, by that trader or an operator (`actor`): the order completes as a
+    trader's confirm would, with the amount the notification says arrived, and the
+    notification records it."""
+    device = notification.device
+    if notification.status not in ATTACHABLE:
+        raise InvalidRequest("Only an unmatched notification can be attached to an order")
+    order = (
+        Order.objects.filter(
+            pk=order_id,
+            trader_id=device.trader_id,
+            side=Side.BUY,
+            livemode=device.trader.livemode,
+        ).first()
+        if parse_uuid(order_id)
+        else None
+    )
+    if order is None:
+        raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
+    paid = notification.amount
+    if paid is None or paid > order.amount * 2:
+        raise InvalidRequest("The notification's amount cannot pay this order")
+    with transaction.atomic():
+        locked = BankNotification.objects.select_for_update().get(pk=notification.pk)
+        if locked.status not in ATTACHABLE:
+            raise InvalidRequest("Only an unmatched notification can be attached to an order")
+        order = order_confirm(order_id=order.pk, actor=actor, paid_amount=paid)
+        locked.status = NotificationStatus.MATCHED
+        locked.order = order
+        locked.attached_by = actor
+        locked.save(update_fields=["status", "order", "attached_by"])
+    notification.status, notification.order, notification.attached_by = (
+        locked.status,
+        order,
+        actor,
+    )
+    return order
