@@ -6,6 +6,7 @@ from core import metrics
 from core.admin_2fa import two_factor
 from core.admin_login import throttled_admin_login
 from core.fallback import api_fallback
+from finance.api import BanksView
 
 from . import health
 from .ping import PingView
@@ -19,6 +20,7 @@ api_v1 = [
     path("disputes/", include("disputes.urls")),
     path("", include("webhooks.urls")),
     path("ping", PingView.as_view()),
+    path("banks", BanksView.as_view()),
 ]
 
 urlpatterns = [
