@@ -59,14 +59,19 @@ def _append(
     )
 
 
-@transaction.atomic
-def balance_reserve(*, terminal_id, amount: Decimal, reference: str) -> Reserve:
-    """available -> frozen, for a Sell that is about to be Pending."""
-    balance = balance_lock(terminal_id=terminal_id)
+def balance_covers_check(balance: Balance, amount: Decimal) -> None:
+    """402 when the balance's available money does not cover `amount`."""
     if balance.available < amount:
         raise InsufficientFunds(
             f"Insufficient funds: available {balance.available:.2f}, required {amount:.2f}"
         )
+
+
+@transaction.atomic
+def balance_reserve(*, terminal_id, amount: Decimal, reference: str) -> Reserve:
+    """available -> frozen, for a Sell that is about to be Pending."""
+    balance = balance_lock(terminal_id=terminal_id)
+    balance_covers_check(balance, amount)
     balance.available -= amount
     balance.frozen += amount
     balance.save(update_fields=["available", "frozen", "updated_at"])
@@ -136,10 +141,7 @@ def balance_debit(
     if amount <= 0:
         raise InvalidRequest("Amount must be positive")
     balance = balance_lock(terminal_id=terminal_id)
-    if balance.available < amount:
-        raise InsufficientFunds(
-            f"Insufficient funds: available {balance.available:.2f}, required {amount:.2f}"
-        )
+    balance_covers_check(balance, amount)
     balance.available -= amount
     balance.save(update_fields=["available", "updated_at"])
     return _append(
