@@ -10,6 +10,7 @@ from finance.models import Side
 
 from . import selectors, services
 from .api import order_envelopes
+from .audited import order_act_audited
 from .models import OrderStatus
 from .receipts import receipt_response, render_receipt
 from .render import render_trader_order, render_trader_orders
@@ -65,7 +66,15 @@ class TraderOrderConfirmView(TraderAPIView):
     @extend_schema(operation_id="trader_order_confirm", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
-        order = services.order_confirm(order_id=order.pk, actor=f"trader:{self.trader.pk}")
+        order = order_act_audited(
+            service=services.order_confirm,
+            order_id=order.pk,
+            actor=f"trader:{self.trader.pk}",
+            actor_kind="trader",
+            actor_id=self.trader.pk,
+            action="order.confirm",
+            request=request,
+        )
         return Response(ok(order=render_trader_order(order)))
 
 
@@ -73,7 +82,15 @@ class TraderOrderCancelView(TraderAPIView):
     @extend_schema(operation_id="trader_order_cancel", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
-        order = services.order_cancel(order_id=order.pk, actor=f"trader:{self.trader.pk}")
+        order = order_act_audited(
+            service=services.order_cancel,
+            order_id=order.pk,
+            actor=f"trader:{self.trader.pk}",
+            actor_kind="trader",
+            actor_id=self.trader.pk,
+            action="order.decline",
+            request=request,
+        )
         return Response(ok(order=render_trader_order(order)))
 
 

@@ -34,6 +34,7 @@ urlpatterns = [
     path("admin/login/", throttled_admin_login, name="admin-login"),
     path("admin/2fa/", two_factor, name="admin-2fa"),
     path("admin/dashboard/", include("operators.urls")),
+    path("admin/audit/", include("audit.urls")),
     path("admin/", admin.site.urls),
     path("form/", include("forms_ui.urls")),
 ]
