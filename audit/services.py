@@ -34,6 +34,16 @@ _WEBHOOK_SECRET = re.compile(r"whsec_[A-Za-z0-9+/=_-]+")
 _CARD = re.compile(r"(?<!\d)\d(?:[ -]?\d){15,18}(?!\d)")
 
 
+class _Encoder(DjangoJSONEncoder):
+    """Django's JSON types, and any other value (a file, bytes) as its text."""
+
+    def default(self, o):
+        try:
+            return super().default(o)
+        except TypeError:
+            return str(o)
+
+
 def _mask_card(match: re.Match) -> str:
     digits = re.sub(r"\D", "", match.group(0))
     if not 16 <= len(digits) <= 19:
@@ -85,7 +95,7 @@ def audit_record(
     request = request if request is not None else current_request()
     if obj is not None:
         object_type, object_id = obj._meta.label_lower, obj.pk
-    plain = json.loads(json.dumps(changes or {}, cls=DjangoJSONEncoder))
+    plain = json.loads(json.dumps(changes or {}, cls=_Encoder))
     entry = AuditEntry.objects.create(
         actor_kind=actor_kind,
         actor_id=str(actor_id or "")[:150],

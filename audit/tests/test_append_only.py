@@ -114,3 +114,17 @@ def test_actor_strings_become_kind_and_id(actor, parts):
 def test_an_unknown_actor_kind_is_refused(db):
     with pytest.raises(ValueError):
         audit_record(actor_kind="payer", action="x")
+
+
+def test_any_value_is_kept_as_json(db):
+    from decimal import Decimal
+
+    from django.core.files.base import ContentFile
+
+    entry = audit_record(
+        actor_kind=ActorKind.SYSTEM,
+        action="x",
+        changes={"amount": Decimal("1.50"), "file": ContentFile(b"x", name="a.pdf")},
+    )
+    entry.refresh_from_db()
+    assert entry.changes["amount"] == "1.50" and isinstance(entry.changes["file"], str)
