@@ -168,6 +168,17 @@ def create_buy(method_id, key="demo-shop-key"):
     return make
 
 
+def availability(method_id, key="demo-shop-key"):
+    """POST /api/v1/order/availability with a creation's body: creation's checks and
+    matcher query, nothing written."""
+
+    def make(client, i):
+        body = {"order_side": "Buy", "payment_method_id": method_id, "amount": AMOUNTS.take()}
+        return client.post("/api/v1/order/availability", json=body, headers={"X-API-Key": key})
+
+    return make
+
+
 def create_sell(method_id, keys):
     def make(client, i):
         body = {

@@ -64,7 +64,7 @@ def report(r: dict) -> None:
             "|---|---|---|---|---|",
         ]
         for name, (target, base) in r["vs_balance"].items():
-            goal = 0.5 if name == "create" else 0.7
+            goal = 0.5 if name in ("create", "availability") else 0.7
             ratio = target["rps"] / base["rps"]
             goals.append(
                 (f"{name} ≥ {goal:.0%} of balance at 16 clients", f"{ratio:.2f}", ratio >= goal)

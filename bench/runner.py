@@ -21,6 +21,7 @@ from .data import (
 )
 from .history import dashboard, events_scale
 from .load import (
+    availability,
     balance,
     create_buy,
     create_one,
@@ -96,6 +97,7 @@ def main():
             name: side_by_side(make, balance, 16)
             for name, make in (
                 ("create", create_buy(method_id)),
+                ("availability", availability(method_id)),
                 ("list (size=50)", order_list_50("demo-shop-key")),
                 ("lookup", lookup(seed["id"])),
                 ("search", search_as("demo-shop-key", "lookup-me")),

@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 
+from audit.services import actor_parts, audit_record
 from core.error_codes import ErrorCode
 from core.errors import Conflict, Forbidden, InvalidRequest, NotFound, ServiceError
 from core.files import claim_contradicts, file_sniff, mime_allowed
@@ -227,6 +228,14 @@ def dispute_resolve(*, dispute: Dispute, accept: bool, comment: str, actor: str)
             event_type=EventType.DISPUTE_PROCESSED,
             extra={"dispute": render_dispute(locked)},
             actor=actor,
+        )
+        kind, actor_id = actor_parts(actor)
+        audit_record(
+            actor_kind=kind,
+            actor_id=actor_id,
+            action="dispute.accept" if accept else "dispute.reject",
+            obj=locked,
+            changes={"resolution": locked.resolution, "comment": comment},
         )
     return locked
 

@@ -236,3 +236,28 @@ class TerminalView(TerminalAPIView):
                 }
             )
         )
+
+
+class BankOut(serializers.Serializer):
+    nspk_code = serializers.CharField()
+    name = serializers.CharField()
+    name_ru = serializers.CharField()
+
+
+class BanksView(TerminalAPIView):
+    """The banks behind the terminal's enabled methods, for `customer_bank` choices."""
+
+    @extend_schema(
+        operation_id="banks",
+        responses=inline_serializer(
+            "BanksResponse",
+            {
+                "success": serializers.BooleanField(),
+                "message": serializers.CharField(),
+                "banks": BankOut(many=True),
+            },
+        ),
+    )
+    def get(self, request):
+        banks = selectors.terminal_banks(terminal=self.terminal)
+        return Response(ok(banks=[bank._asdict() for bank in banks]))

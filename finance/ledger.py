@@ -99,6 +99,13 @@ def _insufficient(balance: Balance, amount: Decimal) -> InsufficientFunds:
     )
 
 
+def balance_covers_check(balance: Balance, amount: Decimal) -> None:
+    """402 when the balance's available money does not cover `amount` (a Sell's
+    reserve, a withdrawal; availability asks the same without reserving)."""
+    if balance.available < amount:
+        raise _insufficient(balance, amount)
+
+
 def _positive(amount: Decimal) -> None:
     if amount <= 0:
         raise InvalidRequest("Amount must be positive")
@@ -112,8 +119,7 @@ def balance_reserve(
     waiting for its approval."""
     _positive(amount)
     balance = account_lock(terminal_id=terminal_id, trader_id=trader_id)
-    if balance.available < amount:
-        raise _insufficient(balance, amount)
+    balance_covers_check(balance, amount)
     balance.available -= amount
     balance.frozen += amount
     balance.save(update_fields=["available", "frozen", "updated_at"])

@@ -1,5 +1,6 @@
 from django.db.models import Prefetch, QuerySet
 
+from .banks import BANKS, Bank, bank_for
 from .models import ApiKey, FeeRange, PaymentMethod, Terminal, TerminalMethod, Transaction
 
 
@@ -43,3 +44,21 @@ def api_key_for_digest(digest: str) -> ApiKey | None:
     if key is not None and not key.terminal.is_active:
         return None
     return key
+
+
+def terminal_banks(*, terminal: Terminal) -> list[Bank]:
+    """The banks behind the terminal's enabled active methods (an aggregate method's
+    banks are its bank methods, enabled on their own), in the bank table's order; a
+    code the table does not know is named after its method."""
+    methods = PaymentMethod.objects.filter(
+        terminals__terminal=terminal,
+        terminals__enabled=True,
+        currency=terminal.currency,
+        is_active=True,
+        nspk_code__isnull=False,
+    ).exclude(nspk_code="")
+    found: dict[str, Bank] = {}
+    for code, name, name_ru in methods.order_by("name").values_list("nspk_code", "name", "name_ru"):
+        found.setdefault(code, bank_for(code) or Bank(code, name, name_ru or name))
+    order = {code: position for position, code in enumerate(BANKS)}
+    return sorted(found.values(), key=lambda b: (order.get(b.nspk_code, len(order)), b.name))

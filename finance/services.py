@@ -22,6 +22,7 @@ from .ledger import (  # noqa: F401  (the ledger's services, named from here too
     account_ensure,
     account_lock,
     balance_adjust,
+    balance_covers_check,
     balance_credit,
     balance_debit,
     balance_lock,

@@ -13,6 +13,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from audit.models import ActorKind
+from audit.services import audit_record
 from core.admin_keys import KeyAdmin, KeyInline
 from core.admin_pages import ReadOnlyPageMixin, short_id
 from core.db import DbNow
@@ -23,6 +25,7 @@ from finance.services import api_key_revoke
 from webhooks.admin import order_history
 
 from . import services
+from .audited import order_act_audited
 from .export import orders_csv_response
 from .models import Order, OrderStatus, Requisite, Trader, TraderApiKey, conversion, shown_as_q
 from .services.requisite_state import requisite_switch
@@ -273,6 +276,14 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
             changelist = self.get_changelist_instance(request)
         except IncorrectLookupParameters:
             return redirect(f"{reverse('admin:orders_order_changelist')}?{ERROR_FLAG}=1")
+        audit_record(
+            actor_kind=ActorKind.OPERATOR,
+            actor_id=request.user.get_username(),
+            action="orders.export",
+            object_type="orders.order",
+            changes={"filters": request.GET.dict()},
+            request=request,
+        )
         return orders_csv_response(changelist.queryset)
 
     @admin.display(description="history (events and webhook deliveries)")
@@ -323,7 +334,16 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
         done = 0
         for order in queryset.filter(status=OrderStatus.PENDING):
             try:
-                service(order_id=order.pk, actor=f"operator:{request.user.get_username()}")
+                name = request.user.get_username()
+                order_act_audited(
+                    service=service,
+                    order_id=order.pk,
+                    actor=f"operator:{name}",
+                    actor_kind=ActorKind.OPERATOR,
+                    actor_id=name,
+                    action="order.confirm" if verb == "Completed" else "order.cancel",
+                    request=request,
+                )
                 self.log_change(request, order, f"{verb} through the admin")
                 done += 1
             except ServiceError as exc:

@@ -1,12 +1,11 @@
 """Orders as CSV, streamed: rows are written as the database hands them over, so an
 export of a million orders never sits in memory at once."""
 
-import csv
 from collections.abc import Iterable, Iterator
 
 from django.http import StreamingHttpResponse
-from django.utils import timezone
 
+from core.csv_stream import csv_lines, csv_response
 from core.formats import iso_utc
 
 COLUMNS = [
@@ -29,30 +28,12 @@ COLUMNS = [
     ("closed_at", lambda o: iso_utc(o.closed_at)),
     ("closed_by", lambda o: o.closed_by),
 ]
-# A spreadsheet runs a cell that starts like a formula; merchants write client_order_id.
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def _cell(value) -> str:
-    text = "" if value is None else str(value)
-    return f"'{text}" if text.startswith(_FORMULA_START) else text
-
-
-class _Echo:
-    def write(self, value: str) -> str:
-        return value
 
 
 def csv_rows(orders: Iterable) -> Iterator[str]:
-    writer = csv.writer(_Echo())
-    yield writer.writerow([name for name, _ in COLUMNS])
-    for order in orders:
-        yield writer.writerow([_cell(get(order)) for _, get in COLUMNS])
+    return csv_lines(COLUMNS, orders)
 
 
 def orders_csv_response(queryset) -> StreamingHttpResponse:
     orders = queryset.select_related("terminal", "method", "trader").iterator(chunk_size=2000)
-    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
-    response = StreamingHttpResponse(csv_rows(orders), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="orders-{stamp}.csv"'
-    return response
+    return csv_response(csv_rows(orders), name="orders")

@@ -81,6 +81,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "audit.context.AuditRequestMiddleware",
     "django_otp.middleware.OTPMiddleware",
     "core.admin_site.OperatorAdminMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",

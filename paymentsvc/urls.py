@@ -6,7 +6,7 @@ from core import metrics
 from core.admin_2fa import two_factor
 from core.admin_login import throttled_admin_login
 from core.fallback import api_fallback
-from finance.api import TerminalView
+from finance.api import BanksView, TerminalView
 from forms_ui.services import form_session_for_order
 from orders.api import OrderCollectionView
 
@@ -27,6 +27,7 @@ api_v1 = [
     path("disputes/", include("disputes.urls")),
     path("", include("webhooks.urls")),
     path("ping", PingView.as_view()),
+    path("banks", BanksView.as_view()),
 ]
 
 urlpatterns = [
@@ -41,6 +42,7 @@ urlpatterns = [
     path("admin/2fa/", two_factor, name="admin-2fa"),
     path("admin/dashboard/", include("operators.urls")),
     path("admin/settlements/", include("settlements.urls")),
+    path("admin/audit/", include("audit.urls")),
     path("admin/", admin.site.urls),
     path("form/", include("forms_ui.urls")),
     path("trader/", include("traders.urls")),

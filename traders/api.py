@@ -85,7 +85,10 @@ class TraderOrderConfirmView(TraderAPIView):
         data.is_valid(raise_exception=True)
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
         order = services.trader_order_confirm(
-            trader=self.trader, order=order, paid_amount=data.validated_data.get("paid_amount")
+            trader=self.trader,
+            order=order,
+            paid_amount=data.validated_data.get("paid_amount"),
+            request=request,
         )
         return Response(ok(order=render_trader_order(order)))
 
@@ -94,7 +97,7 @@ class TraderOrderCancelView(TraderAPIView):
     @extend_schema(operation_id="trader_order_cancel", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
-        order = services.trader_order_decline(trader=self.trader, order=order)
+        order = services.trader_order_decline(trader=self.trader, order=order, request=request)
         return Response(ok(order=render_trader_order(order)))
 
 

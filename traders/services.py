@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 
 from core.errors import InvalidRequest
 from finance.models import Side
+from orders.audited import order_act_audited
 from orders.models import Order, Requisite, Trader
 from orders.services import order_cancel, order_confirm
 from orders.services.requisite_state import requisite_switch
@@ -52,19 +53,34 @@ def paid_amount_parse(raw: str, *, amount: Decimal) -> Decimal:
 
 
 def trader_order_confirm(
-    *, trader: Trader, order: Order, paid_amount: Decimal | None = None
+    *, trader: Trader, order: Order, paid_amount: Decimal | None = None, request=None
 ) -> Order:
-    """The trader's confirm; on a Buy, `paid_amount` (already parsed) when another
-    amount arrived. It is passed on only when given."""
-    if paid_amount is None:
-        return order_confirm(order_id=order.pk, actor=_actor(trader))
-    if order.side != Side.BUY:
+    """The trader's confirm, with its audit entry; on a Buy, `paid_amount` (already
+    parsed) when another amount arrived. It is passed on only when given."""
+    if paid_amount is not None and order.side != Side.BUY:
         raise PaidAmountInvalid(str(_("Only a Buy's confirmation takes another amount.")))
-    return order_confirm(order_id=order.pk, actor=_actor(trader), paid_amount=paid_amount)
+    extra = {} if paid_amount is None else {"paid_amount": paid_amount}
+    return order_act_audited(
+        service=lambda **kw: order_confirm(**kw, **extra),
+        order_id=order.pk,
+        actor=_actor(trader),
+        actor_kind="trader",
+        actor_id=trader.pk,
+        action="order.confirm",
+        request=request,
+    )
 
 
-def trader_order_decline(*, trader: Trader, order: Order) -> Order:
-    return order_cancel(order_id=order.pk, actor=_actor(trader))
+def trader_order_decline(*, trader: Trader, order: Order, request=None) -> Order:
+    return order_act_audited(
+        service=order_cancel,
+        order_id=order.pk,
+        actor=_actor(trader),
+        actor_kind="trader",
+        actor_id=trader.pk,
+        action="order.decline",
+        request=request,
+    )
 
 
 def trader_requisite_switch(*, trader: Trader, requisite_id, on: bool) -> Requisite:

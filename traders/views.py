@@ -94,7 +94,9 @@ def order_confirm(request, order_id):
     raw = request.POST.get("paid_amount", "").strip()
     try:
         paid = services.paid_amount_parse(raw, amount=order.amount) if raw else None
-        services.trader_order_confirm(trader=request.trader, order=order, paid_amount=paid)
+        services.trader_order_confirm(
+            trader=request.trader, order=order, paid_amount=paid, request=request
+        )
     except services.PaidAmountInvalid as error:
         messages.error(request, error.message)
     except OrderNotPending:
@@ -111,7 +113,7 @@ def order_confirm(request, order_id):
 def order_decline(request, order_id):
     order = _order(request, order_id)
     try:
-        services.trader_order_decline(trader=request.trader, order=order)
+        services.trader_order_decline(trader=request.trader, order=order, request=request)
     except OrderNotPending:
         messages.warning(request, _("This order is no longer waiting: nothing was changed."))
     else:

@@ -3,6 +3,8 @@ import json
 from django.db import transaction
 from django.utils import timezone
 
+from audit.models import ActorKind
+from audit.services import audit_record
 from core.actors import actor_kind
 from core.fast_insert import insert_row
 from core.formats import iso_utc
@@ -94,8 +96,27 @@ def webhook_secret_rotate(*, terminal) -> str:
     """A new signing secret for the terminal, returned once. The old one keeps signing
     beside it for 24 h (both signatures are sent), so the merchant switches
     verification to the new secret without losing an event."""
-    return terminal_webhook_secret_rotate(terminal=terminal)
+    with transaction.atomic():
+        secret = terminal_webhook_secret_rotate(terminal=terminal)
+        audit_record(
+            actor_kind=ActorKind.MERCHANT,
+            actor_id=terminal.pk,
+            action="webhook_secret.rotate",
+            obj=terminal,
+            changes={"rotated": "webhook signing secret"},
+        )
+    return secret
 
 
 def webhook_urls_set(*, terminal, urls: list[str]) -> list[str]:
-    return terminal_webhook_urls_set(terminal=terminal, urls=urls)
+    with transaction.atomic():
+        before = list(terminal.webhook_urls or [])
+        after = terminal_webhook_urls_set(terminal=terminal, urls=urls)
+        audit_record(
+            actor_kind=ActorKind.MERCHANT,
+            actor_id=terminal.pk,
+            action="webhook_urls.set",
+            obj=terminal,
+            changes={"webhook_urls": [before, after]},
+        )
+    return after

@@ -1,17 +1,20 @@
 """A pytest plugin (loaded by the root conftest) that reads every log line each test
 produces, exactly as the service writes it (settings.LOGGING's JSON formatter and
 filters), and fails the test if one carries an API key or bearer token that a
-request of that test sent, a webhook secret, or a full card or account number.
+request of that test sent, a webhook secret, or a full card or account number. The
+audit log's entries written during the test are read and judged the same way.
 
 It runs around every test of the suite, so every request the suite makes is checked,
 not only the ones a logging test thinks of.
 """
 
+import json
 import logging
 import re
 
 import pytest
 from django.core.signals import request_started
+from django.db.models.signals import post_save
 
 # Whatever is masked reads "[redacted]"; these must never appear unmasked.
 WEBHOOK_SECRET = re.compile(r"whsec_(?!\[redacted\])[A-Za-z0-9+/=]{8,}")
@@ -73,11 +76,21 @@ def _no_secret_in_log_lines():
         if scheme.lower() == "bearer" and len(token.strip()) >= 8:
             credentials.add(token.strip())
 
+    entries: list[str] = []
+
+    def remember_entry(sender, instance, **kwargs):
+        fields = {f.attname: getattr(instance, f.attname) for f in instance._meta.concrete_fields}
+        entries.append("audit entry " + json.dumps(fields, default=str, ensure_ascii=False))
+
     request_started.connect(remember, weak=False, dispatch_uid="log-guard")
+    post_save.connect(
+        remember_entry, sender="audit.AuditEntry", weak=False, dispatch_uid="log-guard-audit"
+    )
     try:
         yield
     finally:
         request_started.disconnect(dispatch_uid="log-guard")
+        post_save.disconnect(sender="audit.AuditEntry", dispatch_uid="log-guard-audit")
         root.removeHandler(capture)
-    found = leaks(capture.lines, credentials)
+    found = leaks(capture.lines + entries, credentials)
     assert not found, "Log lines carry secrets:\n" + "\n".join(found[:5])

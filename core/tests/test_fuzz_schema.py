@@ -35,6 +35,7 @@ INEXPRESSIBLE_RULES = {
     # The account's format depends on the method a payment_method_id names (and the
     # Luhn check); a Sell needs the balance (402).
     ("POST", "/api/v1/order/"): "customer_account format, balance",
+    ("POST", "/api/v1/order/availability"): "customer_account format, balance",
 }
 
 
@@ -125,7 +126,8 @@ def use_real_ids(case, demo) -> None:
     schema-valid (any string is), for a real demo method picked by the generated
     value, so valid requests go on to create orders."""
     body = case.body
-    if case.operation.label == "POST /api/v1/order/" and isinstance(body, dict):
+    labels = ("POST /api/v1/order/", "POST /api/v1/order/availability")
+    if case.operation.label in labels and isinstance(body, dict):
         generated = body.get("payment_method_id")
         if isinstance(generated, str) and generated:
             methods = sorted(demo.methods.values(), key=lambda m: m.name)

@@ -14,7 +14,9 @@ from .lifecycle import (
 )
 from .placement import (
     CUSTOMER_BANKS,
+    OrderAvailability,
     customer_bank_normalize,
+    order_availability,
     order_create,
     order_validate_request,
 )
@@ -31,6 +33,7 @@ from .trader_keys import trader_key_issue
 __all__ = [
     "CUSTOMER_BANKS",
     "LIMITS_MESSAGE",
+    "OrderAvailability",
     "OrderNotPending",
     "SandboxAction",
     "antifraud_cap",
@@ -39,6 +42,7 @@ __all__ = [
     "fee_range_for",
     "method_offered_as_button",
     "method_resolve",
+    "order_availability",
     "order_cancel",
     "order_complete_by_dispute",
     "order_confirm",

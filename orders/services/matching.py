@@ -63,6 +63,8 @@ class _Chunks:
     method's requisite count.
     """
 
+    write = True  # off for availability: nothing is written
+
     def __init__(
         self, methods: list[PaymentMethod], side: str, amounts: list[Decimal], sandbox: bool
     ):
@@ -99,6 +101,7 @@ class _Chunks:
             amounts=self.amounts,
             arcs=arcs,
             sandbox=self.sandbox,
+            write=self.write,
         )
         if rows:
             self.after = rows[-1].pk
@@ -189,7 +192,7 @@ def slice_sql(
 
 
 def _slice(
-    *, methods: dict, side: str, amounts: list[Decimal], arcs: list, sandbox: bool
+    *, methods: dict, side: str, amounts: list[Decimal], arcs: list, sandbox: bool, write=True
 ) -> list["Candidate"]:
     """Up to CHUNK eligible requisites (of sandbox traders for a sandbox order, of live
     ones for a live order: never across), taken along `arcs` (id ranges) in order, each
@@ -211,7 +214,7 @@ def _slice(
         cursor.execute(sql, params)
         rows = [Candidate(values, methods, amounts) for values in cursor.fetchall()]
     missing = [row.pk for row in rows if not row.has_load]
-    if missing:
+    if missing and write:  # availability (write off) counts them as empty
         load.requisite_load_ensure(requisite_ids=missing)
     return rows
 
@@ -287,7 +290,12 @@ BALANCES = Balance._meta.db_table
 
 
 def candidates(
-    *, methods: list[PaymentMethod], side: str, amounts: list[Decimal], sandbox: bool = False
+    *,
+    methods: list[PaymentMethod],
+    side: str,
+    amounts: list[Decimal],
+    sandbox: bool = False,
+    write: bool = True,
 ) -> Iterator[tuple["Candidate", Decimal]]:
     """(requisite, amount) pairs free at this moment, best first.
 
@@ -296,6 +304,7 @@ def candidates(
     match does not grow with the number of requisites a method has.
     """
     chunks = _Chunks(methods, side, amounts, sandbox)
+    chunks.write = write
     for amount in amounts:
         for chunk in chunks:
             for requisite in chunk:

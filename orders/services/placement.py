@@ -3,8 +3,10 @@ cap, the blacklist, a Sell's reserve and the matcher's (requisite, amount)."""
 
 import uuid
 from collections.abc import Callable
+from contextlib import nullcontext
 from datetime import timedelta
 from decimal import Decimal
+from typing import NamedTuple
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -15,8 +17,8 @@ from core.error_codes import ErrorCode, message_for
 from core.errors import Conflict, InvalidRequest, NoAvailableTraders
 from core.money import fee_for, quantize_money
 from finance.accounts import account_is_blacklisted, normalize_account
-from finance.models import FeeRange, PaymentMethod, Side, Terminal
-from finance.services import balance_reserve, balance_void, method_deeplink
+from finance.models import Balance, FeeRange, PaymentMethod, Side, Terminal
+from finance.services import balance_covers_check, balance_reserve, balance_void, method_deeplink
 from webhooks.models import EventType
 
 from ..models import Order
@@ -85,6 +87,15 @@ def order_validate_request(
         )
 
 
+class OrderAvailability(NamedTuple):
+    """What an order like the one asked would get now, written nowhere."""
+
+    available: bool
+    method: PaymentMethod
+    amount: Decimal
+    fee_amount: Decimal
+
+
 def order_create(
     *,
     terminal: Terminal,
@@ -107,6 +118,73 @@ def order_create(
     payment form). `form_session`: the caller's own step in the same transaction,
     after the INSERT and before the order.created event (forms_ui's session for an
     order_with_form terminal's order): it returns the order's form_url."""
+    place = _order_request(
+        terminal=terminal,
+        side=side,
+        amount=amount,
+        payment_method_id=payment_method_id,
+        method_type=method_type,
+        nspk_code=nspk_code,
+        customer_account=customer_account,
+        customer_bank=customer_bank,
+        unique_amount=unique_amount,
+    )
+    sandbox_refusal_check(terminal=terminal, amount=place["amount"])
+    place.update(
+        client_order_id=client_order_id,
+        customer_name=customer_name,
+        user_id=user_id,
+        webhook_url=webhook_url,
+        form_session=form_session,
+        actor=actor or f"merchant:{terminal.pk}",
+    )
+    try:
+        return _order_place(**place)
+    except NoAvailableTraders:
+        # A Pending order past its expiry holds its (requisite, amount) until the
+        # sweep expires it. Rather than look for such orders on every creation, free
+        # them when they may be what stood in the way, and match once more.
+        overdue = matching.overdue_holders(methods=place["methods"], amounts=place["amounts"])
+        if not overdue:
+            raise
+        for overdue_id in overdue:
+            order_expire(order_id=overdue_id)
+        return _order_place(**place)
+
+
+def order_availability(
+    *, terminal: Terminal, user_id: str | None = None, **request
+) -> OrderAvailability:
+    """Whether order_create with these values (`request`: its side, amount, method and
+    customer fields) would find a trader now, and at what amount and fee: the same
+    rules (the same 4xx) and the same matcher query, with nothing locked or written:
+    no order, no reserve, no load row, no event."""
+    place = _order_request(terminal=terminal, **request)
+    place.update(client_order_id="", customer_name=None, user_id=user_id, webhook_url=None)
+    fee_range = place["fee_range"]
+    try:
+        sandbox_refusal_check(terminal=terminal, amount=place["amount"])
+        return _order_place(**place, form_session=None, actor="", write=False)
+    except NoAvailableTraders:
+        fee_amount = fee_for(place["amount"], rate=fee_range.fee, fixed=fee_range.fixed_fee)
+        return OrderAvailability(False, place["method"], place["amount"], fee_amount)
+
+
+def _order_request(
+    *,
+    terminal: Terminal,
+    side: str,
+    amount: Decimal,
+    payment_method_id: str | None = None,
+    method_type: str | None = None,
+    nspk_code: str | None = None,
+    customer_account: str | None = None,
+    customer_bank: str | None = None,
+    unique_amount: bool = False,
+) -> dict:
+    """The request's rules, its method and fee range, a Sell's blacklist, and what the
+    matcher is to search: what creation and availability share, in the contract's
+    order of refusals."""
     order_validate_request(
         terminal=terminal,
         side=side,
@@ -135,43 +213,21 @@ def order_create(
         customer_account = normalize_account(customer_account, method.method_type)
         if account_is_blacklisted(customer_account):
             raise Conflict(code=ErrorCode.CUSTOMER_ACCOUNT_BLACKLISTED)
-    sandbox_refusal_check(terminal=terminal, amount=amount)
-
-    methods = matching.concrete_methods(method, terminal=terminal)
-    amounts = [
-        a
-        for a in matching.candidate_amounts(amount, unique_amount)
-        if fee_range.min_amount <= a <= fee_range.max_amount
-    ]
-    place = dict(
+    return dict(
         terminal=terminal,
-        client_order_id=client_order_id,
         side=side,
         amount=amount,
         method=method,
         fee_range=fee_range,
-        methods=methods,
-        amounts=amounts,
-        customer_name=customer_name,
+        methods=matching.concrete_methods(method, terminal=terminal),
+        amounts=[
+            a
+            for a in matching.candidate_amounts(amount, unique_amount)
+            if fee_range.min_amount <= a <= fee_range.max_amount
+        ],
         customer_account=customer_account,
         customer_bank=customer_bank,
-        user_id=user_id,
-        webhook_url=webhook_url,
-        form_session=form_session,
-        actor=actor or f"merchant:{terminal.pk}",
     )
-    try:
-        return _order_place(**place)
-    except NoAvailableTraders:
-        # A Pending order past its expiry holds its (requisite, amount) until the
-        # sweep expires it. Rather than look for such orders on every creation, free
-        # them when they may be what stood in the way, and match once more.
-        overdue = matching.overdue_holders(methods=methods, amounts=amounts)
-        if not overdue:
-            raise
-        for overdue_id in overdue:
-            order_expire(order_id=overdue_id)
-        return _order_place(**place)
 
 
 def _order_place(
@@ -191,16 +247,21 @@ def _order_place(
     webhook_url: str | None,
     form_session: Callable[[Order], str] | None,
     actor: str,
-) -> Order:
+    write: bool = True,
+) -> Order | OrderAvailability:
     """One try at creating the order, in one transaction: the anti-fraud cap, a Sell's
     reserve, then candidates (requisite, amount) in turn, each in a savepoint: the
     INSERT (the slot index refuses a taken amount), the order's event, and the
-    requisite's caps (a conditional UPDATE of its load row) last."""
+    requisite's caps (a conditional UPDATE of its load row) last.
+
+    With `write` off (availability) the same checks read and refuse alike, nothing is
+    locked or written, and the matcher's first candidate is the answer."""
     ttl = settings.ORDER_TTL_BUY_SECONDS if side == Side.BUY else settings.ORDER_TTL_SELL_SECONDS
-    with transaction.atomic():
+    with transaction.atomic() if write else nullcontext():
         if user_id is not None:
-            # Two requests of one user must not both slip under the cap.
-            advisory_xact_lock("antifraud", terminal.pk, user_id)
+            if write:
+                # Two requests of one user must not both slip under the cap.
+                advisory_xact_lock("antifraud", terminal.pk, user_id)
             antifraud_check(terminal=terminal, user_id=user_id)
 
         order_id = uuid.uuid4()
@@ -209,18 +270,23 @@ def _order_place(
             # Sells take the amount asked for unless a requisite's limits force another
             # candidate; then the reserve is re-made below for the amount chosen.
             reserve_amount = amount + fee_for(amount, rate=fee_range.fee, fixed=fee_range.fixed_fee)
-            reserve = balance_reserve(
-                terminal_id=terminal.pk, amount=reserve_amount, reference=str(order_id)
-            )
+            if not write:
+                balance_covers_check(Balance.objects.get(terminal=terminal), reserve_amount)
+            else:
+                reserve = balance_reserve(
+                    terminal_id=terminal.pk, amount=reserve_amount, reference=str(order_id)
+                )
 
         order, full, short = None, set(), set()
         livemode = terminal.livemode
         for requisite, chosen in matching.candidates(
-            methods=methods, side=side, amounts=amounts, sandbox=not livemode
+            methods=methods, side=side, amounts=amounts, sandbox=not livemode, write=write
         ):
             if requisite.pk in full or requisite.trader_id in short:
                 continue
             fee_amount = fee_for(chosen, rate=fee_range.fee, fixed=fee_range.fixed_fee)
+            if not write:
+                return OrderAvailability(True, requisite.method, chosen, fee_amount)
             candidate = Order(
                 id=order_id,
                 terminal=terminal,

@@ -1,0 +1,76 @@
+"""AuditEntry: one line of the append-only audit log. Nothing edits or deletes it: the
+model refuses save() of an existing row and delete(), its QuerySet refuses update()
+and delete(), the admin offers neither, and on PostgreSQL a trigger refuses UPDATE and
+DELETE (migration 0002)."""
+
+import json
+
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+class AuditImmutable(Exception):
+    """Raised for any attempt to change or remove an audit entry."""
+
+
+class ActorKind(models.TextChoices):
+    OPERATOR = "operator", _("operator")
+    TRADER = "trader", _("trader")
+    MERCHANT = "merchant", _("merchant")
+    DEVICE = "device", _("device")
+    SYSTEM = "system", _("system")
+
+
+class AuditQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise AuditImmutable("Audit entries cannot be updated")
+
+    def delete(self):
+        raise AuditImmutable("Audit entries cannot be deleted")
+
+    def bulk_update(self, objs, fields, batch_size=None):
+        raise AuditImmutable("Audit entries cannot be updated")
+
+    def for_object(self, obj) -> "AuditQuerySet":
+        return self.filter(object_type=obj._meta.label_lower, object_id=str(obj.pk))
+
+
+class AuditEntry(models.Model):
+    created_at = models.DateTimeField(_("time"), default=timezone.now, db_index=True)
+    actor_kind = models.CharField(_("actor kind"), max_length=16, choices=ActorKind.choices)
+    actor_id = models.CharField(_("actor"), max_length=150, blank=True)
+    client_address = models.CharField(_("client address"), max_length=64, blank=True)
+    action = models.CharField(_("action"), max_length=64, db_index=True)
+    object_type = models.CharField(_("object type"), max_length=64, blank=True)
+    object_id = models.CharField(_("object id"), max_length=64, blank=True)
+    changes = models.JSONField(_("what changed"), default=dict, blank=True)
+
+    objects = AuditQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("audit entry")
+        verbose_name_plural = _("audit log")
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["object_type", "object_id"], name="audit_object"),
+            models.Index(fields=["actor_kind", "actor_id"], name="audit_actor"),
+        ]
+
+    def __str__(self):
+        return (
+            f"{self.created_at:%Y-%m-%d %H:%M:%S} {self.actor_kind}:{self.actor_id} {self.action}"
+        )
+
+    @property
+    def changes_json(self) -> str:
+        return json.dumps(self.changes, ensure_ascii=False, sort_keys=True)
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AuditImmutable("Audit entries cannot be changed")
+        kwargs["force_insert"] = True
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AuditImmutable("Audit entries cannot be deleted")

@@ -1,0 +1,117 @@
+"""`audit_record`: the one way an entry is written, in the caller's transaction.
+
+Call it inside the same `transaction.atomic()` as the action it records, so an action
+without its entry cannot exist:
+
+    with transaction.atomic():
+        order = order_confirm(order_id=..., actor=...)
+        audit_record(actor_kind=ActorKind.TRADER, actor_id=trader.pk,
+                     action="order.confirm", obj=order, request=request)
+
+`changes` is what changed, as JSON (`{"field": [old, new]}` or any small dict). It is
+scrubbed before it is written: a value under a name that says password, secret,
+token or key is replaced by "[redacted]", a webhook secret by its prefix, and a card
+or account number of 16 to 19 digits is masked to its first 6 and last 4 digits.
+Without `request` the request being served is used (its client address).
+"""
+
+import json
+import re
+
+from django.core.serializers.json import DjangoJSONEncoder
+
+from core.actors import actor_kind as kind_of_actor
+from core.client_address import client_address
+
+from .context import current_request
+from .models import ActorKind, AuditEntry
+
+REDACTED = "[redacted]"
+_SECRET_NAME = re.compile(
+    r"pass(word)?|secret|token|raw_key|key_hash|hashed|^key$|api_?key$|otp|credential", re.I
+)
+_WEBHOOK_SECRET = re.compile(r"whsec_[A-Za-z0-9+/=_-]+")
+_CARD = re.compile(r"(?<!\d)\d(?:[ -]?\d){15,18}(?!\d)")
+
+
+class _Encoder(DjangoJSONEncoder):
+    """Django's JSON types, and any other value (a file, bytes) as its text."""
+
+    def default(self, o):
+        try:
+            return super().default(o)
+        except TypeError:
+            return str(o)
+
+
+def _mask_card(match: re.Match) -> str:
+    digits = re.sub(r"\D", "", match.group(0))
+    if not 16 <= len(digits) <= 19:
+        return match.group(0)
+    return f"{digits[:6]}{'*' * (len(digits) - 10)}{digits[-4:]}"
+
+
+def scrub(value, name: str = ""):
+    """`value` with every secret removed and every card number masked."""
+    if name and _SECRET_NAME.search(name):
+        return REDACTED
+    if isinstance(value, dict):
+        return {str(k): scrub(v, str(k)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub(v, name) for v in value]
+    if isinstance(value, str):
+        value = _WEBHOOK_SECRET.sub("whsec_" + REDACTED, value)
+        return _CARD.sub(_mask_card, value)
+    return value
+
+
+def actor_parts(actor: str) -> tuple[str, str]:
+    """(kind, id) of a service's actor string: "trader:<id>", "merchant:<id>",
+    "device:<id>", "operator:<name>" or a bare operator's name; "expiry" and the like
+    are the system."""
+    kind = kind_of_actor(actor)
+    ident = actor.split(":", 1)[1] if ":" in actor else ("" if kind != "operator" else actor)
+    if kind not in ActorKind.values:
+        kind = ActorKind.SYSTEM
+    return kind, ident
+
+
+def audit_record(
+    *,
+    actor_kind: str,
+    actor_id="",
+    action: str,
+    obj=None,
+    changes: dict | None = None,
+    request=None,
+    object_type: str = "",
+    object_id="",
+) -> AuditEntry:
+    """Append one entry. `obj`: the model instance acted on (or give `object_type` and
+    `object_id`); `actor_id`: the operator's user name, the trader's, terminal's or
+    device's id."""
+    if actor_kind not in ActorKind.values:
+        raise ValueError(f"Unknown actor kind {actor_kind!r}")
+    request = request if request is not None else current_request()
+    if obj is not None:
+        object_type, object_id = obj._meta.label_lower, obj.pk
+    plain = json.loads(json.dumps(changes or {}, cls=_Encoder))
+    entry = AuditEntry.objects.create(
+        actor_kind=actor_kind,
+        actor_id=str(actor_id or "")[:150],
+        client_address=client_address(request)[:64] if request is not None else "",
+        action=action,
+        object_type=object_type,
+        object_id=str(object_id or "")[:64],
+        changes=scrub(plain),
+    )
+    if request is not None:
+        audited = request.__dict__.setdefault("_audited_objects", set())
+        audited.add((entry.object_type, entry.object_id))
+    return entry
+
+
+def audited_in_request(request, object_type: str, object_id: str) -> bool:
+    """Whether this request already wrote an entry for the object (the admin's own
+    history line of the same action then adds none)."""
+    return (object_type, str(object_id)) in getattr(request, "_audited_objects", ())

@@ -1,0 +1,35 @@
+"""A person's confirm or cancel of an order (a trader's in the API, an operator's in
+the admin) with its audit entry, in one transaction."""
+
+from django.db import transaction
+
+from audit.services import audit_record
+from core.errors import ServiceError
+
+from .models import Order, OrderStatus
+
+
+def order_act_audited(
+    *, service, order_id, actor: str, actor_kind: str, actor_id, action: str, request
+) -> Order:
+    """`service(order_id=..., actor=...)` and its entry. A refusal writes no entry and
+    is raised once the transaction is over, so what the service kept on refusing
+    (an overdue order expires instead) stays, as without the log."""
+    refused = None
+    with transaction.atomic():
+        try:
+            order = service(order_id=order_id, actor=actor)
+        except ServiceError as error:
+            refused = error
+        else:
+            audit_record(
+                actor_kind=actor_kind,
+                actor_id=actor_id,
+                action=action,
+                obj=order,
+                changes={"status": [OrderStatus.PENDING, order.status]},
+                request=request,
+            )
+    if refused is not None:
+        raise refused
+    return order

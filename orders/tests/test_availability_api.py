@@ -1,0 +1,175 @@
+"""POST /api/v1/order/availability: creation's checks and matcher, nothing written."""
+
+from decimal import Decimal
+
+import pytest
+
+from conftest import buy_body, sell_body
+from core.models import IdempotencyRecord
+from core.testing import ApiClient
+from finance.models import Balance, Reserve, Transaction
+from finance.tests.factories import PaymentMethodFactory, TerminalFactory
+from forms_ui.models import FormSession
+from orders.models import Order, RequisiteLoad
+from orders.tests.factories import RequisiteFactory, buy_order
+from webhooks.models import WebhookEvent
+
+URL = "/api/v1/order/availability"
+CREATE = "/api/v1/order/"
+
+
+def books() -> dict:
+    """Every count and balance availability must leave as it found them."""
+    return {
+        "orders": Order.objects.count(),
+        "reserves": list(Reserve.objects.values_list("id", "state", "amount").order_by("id")),
+        "transactions": Transaction.objects.count(),
+        "events": WebhookEvent.objects.count(),
+        "idempotency": IdempotencyRecord.objects.count(),
+        "sessions": FormSession.objects.count(),
+        "loads": list(
+            RequisiteLoad.objects.values_list(
+                "requisite_id", "pending", "turnover", "day"
+            ).order_by("requisite_id")
+        ),
+        "balances": list(Balance.objects.values_list("id", "available", "frozen").order_by("id")),
+    }
+
+
+def without_client_order_id(body: dict) -> dict:
+    return {k: v for k, v in body.items() if k != "client_order_id"}
+
+
+def test_a_buy_that_would_match_is_available_and_nothing_is_written(shop, demo):
+    before = books()
+    response = shop.post(
+        URL,
+        without_client_order_id(buy_body(demo, amount="1000.00")),
+        headers={"Idempotency-Key": "avail-1"},
+    )
+    assert response.status_code == 200, response.content
+    assert response.json() == {
+        "success": True,
+        "message": "OK",
+        "available": True,
+        "method_id": demo.method_id("Sberbank SBP"),
+        "amount": "1000.00",
+        "fee_amount": "50.00",
+    }
+    assert books() == before
+
+
+def test_the_aggregate_method_answers_the_bank_method_it_would_get(shop, demo):
+    body = {"order_side": "Buy", "method_type": "SBP", "amount": 500}
+    answer = shop.post(URL, body).json()
+    assert answer["available"] is True
+    banks = {demo.method_id(n) for n in ("Sberbank SBP", "T-Bank SBP", "Alfa-Bank SBP", "VTB SBP")}
+    assert answer["method_id"] in banks
+
+
+def test_a_sell_is_available_without_a_reserve(shop, demo):
+    before = books()
+    answer = shop.post(URL, without_client_order_id(sell_body(demo, amount="1000.00"))).json()
+    assert answer["available"] is True and answer["fee_amount"] == "80.00"
+    assert books() == before
+
+
+def test_no_trader_is_200_not_available(shop, demo):
+    before = books()
+    response = shop.post(URL, without_client_order_id(buy_body(demo, method="Ozon Bank SBP")))
+    assert response.status_code == 200
+    answer = response.json()
+    assert answer["available"] is False
+    assert answer["method_id"] == demo.method_id("Ozon Bank SBP")
+    assert (answer["amount"], answer["fee_amount"]) == ("1000.00", "50.00")
+    assert shop.post(CREATE, buy_body(demo, method="Ozon Bank SBP")).status_code == 500
+    assert Order.objects.count() == before["orders"]
+
+
+@pytest.mark.django_db
+def test_unique_amount_answers_the_amount_creation_would_take():
+    method = PaymentMethodFactory()
+    terminal = TerminalFactory(methods=[method])
+    RequisiteFactory(method=method)
+    held = buy_order(terminal=terminal, method=method, amount="1000.00")
+    merchant = ApiClient(terminal.raw_key)
+    body = {"order_side": "Buy", "payment_method_id": str(method.pk), "amount": "1000.00"}
+    before = books()
+    assert merchant.post(URL, body).json()["available"] is False
+    answer = merchant.post(URL, {**body, "unique_amount": True}).json()
+    assert (answer["available"], answer["amount"]) == (True, "1001.00")
+    assert answer["fee_amount"] == "50.05"
+    assert books() == before
+    created = merchant.post(CREATE, {**body, "client_order_id": "x", "unique_amount": True})
+    assert created.json()["amount"] == "1001.00" and held.amount == Decimal("1000.00")
+
+
+@pytest.mark.django_db
+def test_a_requisite_without_its_load_row_is_left_without_one():
+    method = PaymentMethodFactory()
+    terminal = TerminalFactory(methods=[method])
+    requisite = RequisiteFactory(method=method)
+    RequisiteLoad.objects.filter(requisite=requisite).delete()
+    body = {"order_side": "Buy", "payment_method_id": str(method.pk), "amount": "700"}
+    answer = ApiClient(terminal.raw_key).post(URL, body).json()
+    assert answer["available"] is True
+    assert not RequisiteLoad.objects.filter(requisite=requisite).exists()
+
+
+REFUSALS = {
+    "no method": lambda demo: {"order_side": "Buy", "amount": 100},
+    "both ways": lambda demo: {**buy_body(demo), "method_type": "SBP"},
+    "nspk without type": lambda demo: {**buy_body(demo), "nspk_code": "100000000004"},
+    "unknown nspk": lambda demo: {
+        "order_side": "Buy",
+        "method_type": "SBP",
+        "nspk_code": "999",
+        "amount": 700,
+    },
+    "inactive method": lambda demo: buy_body(demo, method="Legacy card"),
+    "under the limits": lambda demo: buy_body(demo, amount="99.99"),
+    "aggregate sell": lambda demo: {
+        **sell_body(demo),
+        "payment_method_id": demo.method_id("SBP"),
+    },
+    "buy with account": lambda demo: buy_body(demo, customer_account="+79990001122"),
+    "sell without account": lambda demo: sell_body(demo, account=""),
+    "blacklisted": lambda demo: sell_body(demo, account="8 (999) 000-66-66"),
+    "insufficient funds": lambda demo: sell_body(demo, amount="99990.00"),
+    "unknown bank": lambda demo: buy_body(demo, customer_bank="nobank"),
+    "bad amount": lambda demo: buy_body(demo, amount="-5"),
+    "bad side": lambda demo: buy_body(demo, order_side="Both"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSALS))
+def test_a_body_creation_refuses_gets_the_same_answer(shop, demo, case):
+    body = REFUSALS[case](demo)
+    before = books()
+    refused = shop.post(URL, without_client_order_id(body))
+    created = shop.post(CREATE, {**body, "client_order_id": "same"})
+    assert 400 <= created.status_code < 500, created.content
+    assert (refused.status_code, refused.json()) == (created.status_code, created.json())
+    assert books() == before
+
+
+def test_the_antifraud_cap_refuses_alike(shop, demo):
+    for i in range(3):
+        assert shop.post(CREATE, buy_body(demo, amount=1000 + i, user_id="u-1")).status_code == 201
+    before = books()
+    refused = shop.post(URL, without_client_order_id(buy_body(demo, amount=2000, user_id="u-1")))
+    assert refused.status_code == 429
+    assert refused.json()["message"].startswith("User has reached the maximum limit")
+    assert shop.post(URL, buy_body(demo, amount=2000, user_id="u-2")).json()["available"]
+    assert books() == before
+
+
+def test_a_form_terminal_creates_no_session(form_shop, demo):
+    before = books()
+    answer = form_shop.post(URL, without_client_order_id(buy_body(demo))).json()
+    assert answer["available"] is True
+    assert books() == before
+
+
+def test_needs_a_terminal_key(anonymous, demo):
+    assert anonymous.post(URL, {"order_side": "Buy"}).status_code == 401
