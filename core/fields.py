@@ -80,3 +80,8 @@ class FormAmountField(AmountField):
 class ClientOrderIdField(serializers.CharField):
     def __init__(self, **kwargs):
         super().__init__(min_length=1, max_length=64, trim_whitespace=False, **kwargs)
+
+
+class TextFilterField(serializers.CharField):
+    """A text filter in a query: surrounding whitespace is trimmed and a blank one is
+    400 (the schema states it with NOT_BLANK_PATTERN, core/schema.py)."""
