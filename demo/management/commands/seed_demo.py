@@ -133,7 +133,7 @@ TRADERS = [
     ("Trader Two", "demo-trader-2-key"),
     ("Trader Three", "demo-trader-3-key"),
 ]
-HOLDERS = ["Ivan P.", "Anna S.", "Oleg K."]
+HOLDERS = ["Иван П.", "Анна С.", "Олег К."]
 # method name -> the two traders (by index) holding its requisites
 REQUISITES = {
     "Sberbank SBP": (0, 1),
@@ -145,7 +145,7 @@ REQUISITES = {
 # The sandbox trader (product §11) holds two requisites on each of these, and no live
 # trader holds any sandbox requisite.
 SANDBOX_TRADER = ("Sandbox Trader", "demo-sandbox-trader-key")
-SANDBOX_HOLDERS = ["Test Payee A.", "Test Payee B."]
+SANDBOX_HOLDERS = ["Тестовый получатель А.", "Тестовый получатель Б."]
 SANDBOX_REQUISITE_METHODS = ["Sberbank SBP", "T-Bank SBP", "Alfa-Bank SBP", "VTB SBP", "Bank card"]
 CARDS = ["2200700112345671", "2200700112345689", "2200700112345697", "2200700112345705"]
 
