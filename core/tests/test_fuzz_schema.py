@@ -34,6 +34,8 @@ INEXPRESSIBLE_RULES = {
     # The account's format depends on the method a payment_method_id names (and the
     # Luhn check); a Sell needs the balance (402).
     ("POST", "/api/v1/order/"): "customer_account format, balance",
+    # paid_amount only with complete, and within the order's own bounds.
+    ("POST", "/api/v1/sandbox/order/{order_id}/simulate"): "paid_amount against the order",
 }
 
 
