@@ -3,6 +3,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from core.api import TerminalAPIView, page_query, paginate, parse_query
+from core.client_address import client_address
 from core.fields import AmountField, ClientOrderIdField, HttpUrlField
 from core.idempotency import idempotent
 from core.schema import any_case_pattern, page_schema
@@ -122,10 +123,6 @@ class FormSessionOut(serializers.Serializer):
     expires_at = serializers.CharField()
 
 
-def client_ip(request) -> str | None:
-    return request.META.get("REMOTE_ADDR") or None
-
-
 class FormCreateView(TerminalAPIView):
     @extend_schema(operation_id="form_create", request=FormCreateIn, responses={201: FormCreated})
     def post(self, request):
@@ -145,7 +142,7 @@ class FormCreateView(TerminalAPIView):
             customer_bank=o.get("customer_bank"),
             unique_amount=bool(o.get("unique_amount")),
             user_id=o.get("user_id"),
-            ip_address=client_ip(request),
+            ip_address=client_address(request) or None,
             redirect_url=v.get("redirect_url"),
             support_url=v.get("support_url"),
             return_url=v.get("return_url"),

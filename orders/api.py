@@ -15,6 +15,7 @@ from core.api import (
     page_query,
     parse_query,
 )
+from core.client_address import client_address
 from core.errors import InvalidRequest
 from core.fields import AmountField, ClientOrderIdField, HttpUrlField, TextFilterField
 from core.idempotency import idempotent
@@ -250,7 +251,7 @@ class OrderCollectionView(TerminalAPIView):
                 "redirect_url": v.get("redirect_url"),
                 "support_url": v.get("support_url"),
                 "return_url": v.get("return_url"),
-                "ip_address": request.META.get("REMOTE_ADDR"),
+                "ip_address": client_address(request) or None,
                 "unique_amount": bool(v.get("unique_amount")),
             }
         order = services.order_create(
