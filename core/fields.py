@@ -1,12 +1,11 @@
 """Field types the order, form and dispute endpoints share."""
 
-import re
-from decimal import Decimal
-
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from .amounts import AMOUNT_MESSAGES, AMOUNT_PATTERN, MAX_AMOUNT, AmountError, read_amount
 from .formats import http_url_problem
+from .money import money_str
 
 
 def validate_http_url(value: str, *, max_length: int) -> str:
@@ -29,14 +28,10 @@ class HttpUrlField(serializers.CharField):
         return validate_http_url(value, max_length=self.url_max_length)
 
 
-# A positive amount with at most 18 digits before the point and 2 after it
-# (surrounding spaces allowed). The schema and the server use this one pattern, so
-# "schema-valid" and "accepted" agree.
-AMOUNT_PATTERN = r"^\s*0*(?:[1-9][0-9]{0,17}(?:\.[0-9]{1,2})?|\.(?:0[1-9]|[1-9][0-9]?))\s*$"
-_AMOUNT_STRING = re.compile(AMOUNT_PATTERN)
-# JSON numbers arrive as Decimal; a binary float's artifacts of a 2-place amount
-# (0.57 written as 0.5700000000000001) are read as that amount.
-_FLOAT_NOISE = Decimal("1e-9")
+AMOUNT_DESCRIPTION = (
+    "Decimal greater than zero with at most two places and at most twelve digits before "
+    "the point. Refused amounts say why: " + "; ".join(f'"{m}"' for m in AMOUNT_MESSAGES.values())
+)
 
 
 @extend_schema_field(
@@ -46,31 +41,28 @@ _FLOAT_NOISE = Decimal("1e-9")
             {
                 "type": "number",
                 "minimum": 0.01,
-                "maximum": 1e17,
+                "maximum": float(MAX_AMOUNT),
                 "multipleOf": 0.01,
             },
         ],
-        "description": "Decimal greater than zero with at most two places: a string "
-        '(preferred, e.g. "1000.00") or a JSON number',
+        "description": AMOUNT_DESCRIPTION + '. A string (preferred, e.g. "1000.00") or a '
+        "JSON number.",
     }
 )
-class AmountField(serializers.DecimalField):
-    def __init__(self, **kwargs):
-        super().__init__(max_digits=20, decimal_places=2, min_value=Decimal("0.01"), **kwargs)
+class AmountField(serializers.Field):
+    """An amount in a request (core.amounts' rules and words); in a response, a string
+    with two decimals."""
+
+    default_error_messages = AMOUNT_MESSAGES
 
     def to_internal_value(self, data):
-        if isinstance(data, bool):
-            self.fail("invalid")
-        if isinstance(data, str):
-            # Decimal() itself also takes " 1", "1_000", "1e3" and other scripts'
-            # digits; an amount string is exactly the schema's pattern.
-            if not _AMOUNT_STRING.fullmatch(data):
-                self.fail("invalid")
-        elif isinstance(data, Decimal) and data.is_finite():
-            rounded = data.quantize(Decimal("0.01"))
-            if abs(rounded - data) < _FLOAT_NOISE:
-                data = rounded
-        return super().to_internal_value(data)
+        try:
+            return read_amount(data)
+        except AmountError as exc:
+            self.fail(exc.code)
+
+    def to_representation(self, value):
+        return money_str(value)
 
 
 @extend_schema_field(
@@ -78,7 +70,7 @@ class AmountField(serializers.DecimalField):
         "type": "string",
         "pattern": AMOUNT_PATTERN,
         "example": "1000.00",
-        "description": "Decimal greater than zero with at most two places",
+        "description": AMOUNT_DESCRIPTION + ".",
     }
 )
 class FormAmountField(AmountField):
@@ -88,3 +80,8 @@ class FormAmountField(AmountField):
 class ClientOrderIdField(serializers.CharField):
     def __init__(self, **kwargs):
         super().__init__(min_length=1, max_length=64, trim_whitespace=False, **kwargs)
+
+
+class TextFilterField(serializers.CharField):
+    """A text filter in a query: surrounding whitespace is trimmed and a blank one is
+    400 (the schema states it with NOT_BLANK_PATTERN, core/schema.py)."""

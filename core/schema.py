@@ -3,7 +3,10 @@ error body every operation may answer with."""
 
 import re
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.extensions import (
+    OpenApiAuthenticationExtension,
+    OpenApiSerializerFieldExtension,
+)
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
@@ -117,6 +120,23 @@ class TraderKeyScheme(OpenApiAuthenticationExtension):
 # No string the API takes may hold a NUL character (the database cannot store one):
 # every free-text string in the schema says so with a pattern.
 NO_NUL_PATTERN = r"^[^\x00]*$"
+
+
+# A filter that holds something other than whitespace (and no NUL): what
+# core.fields.TextFilterField accepts once it has trimmed the value.
+NOT_BLANK_PATTERN = r"^[^\x00]*[^\s\x00][^\x00]*$"
+
+
+class TextFilterFieldScheme(OpenApiSerializerFieldExtension):
+    target_class = "core.fields.TextFilterField"
+
+    def map_serializer_field(self, auto_schema, direction):
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        schema["pattern"] = NOT_BLANK_PATTERN
+        schema["description"] = " ".join(
+            filter(None, [schema.get("description"), "Blank (only whitespace) is 400."])
+        )
+        return schema
 
 
 def _forbid_nul(node) -> None:

@@ -11,7 +11,7 @@ from core.api import (
     parse_query,
 )
 from core.errors import InvalidRequest
-from core.fields import FormAmountField
+from core.fields import FormAmountField, TextFilterField
 from core.idempotency import idempotent
 from core.pagination import paginate
 from core.parsers import CheckedFormParser, CheckedMultiPartParser
@@ -81,8 +81,8 @@ class DisputeCreateView(TerminalAPIView):
 
 
 class DisputeSearchQuery(page_query(10), DateRangeMixin):
-    order_id = serializers.CharField(required=False, max_length=64)
-    dispute_id = serializers.CharField(required=False, max_length=32)
+    order_id = TextFilterField(required=False, max_length=64)
+    dispute_id = TextFilterField(required=False, max_length=32)
     processed = StrictBooleanField(required=False)
 
 

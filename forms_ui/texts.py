@@ -50,12 +50,27 @@ TEXTS = {
     "pause": _("Stay on this page"),
     "paused": _("The return to the shop is paused."),
     "paid_at": _("Time"),
+    "moscow_time": _("Moscow time"),
     "method": _("Method"),
     "not_found": _("No payment details available"),
     "not_found_hint": _("Please try later, another amount or another payment method."),
+    # A method the shop chose (a button): the payer has no other one to pick here.
+    "not_found_hint_button": _("Please try again a little later."),
     "choose_another": _("Choose another method"),
     "expired": _("The time to pay has run out"),
     "expired_hint": _("Please start a new payment at the shop."),
+    # The order ran out after the payer said they had paid: a second payment must not
+    # be suggested (the first one may still arrive).
+    "paid_expired": _("Your payment is being checked"),
+    "paid_expired_hint": _(
+        "The time for the transfer has run out, but a payment you have already made will "
+        "be found and credited. Please do not pay again."
+    ),
+    "paid_expired_support": _(
+        "If it has not been credited within an hour, contact the shop's support and give "
+        "the order number %(order)s."
+    ),
+    "contact_support": _("Contact support"),
     "cancelled": _("The payment was cancelled"),
     "cancelled_hint": _("If you have already sent money, please contact support."),
     "back": _("Back to the shop"),

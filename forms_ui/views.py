@@ -101,6 +101,8 @@ def _session_page(request, session: FormSession, *, receipt_error: str = "", sta
         # the contract keeps only until the deal is closed).
         "back_url": session.return_url or session.redirect_url,
         "failure": state in FAILURE_STATES,
+        # "I have paid" was pressed before the order ran out.
+        "paid": session.payment_confirmation_starts_at is not None,
         "can_choose_again": recovery.session_can_choose_again(session),
         "countdown": _countdown(session) if state == SessionState.COMPLETED else None,
         "poll": state not in CLOSED_STATES,
@@ -120,6 +122,9 @@ def _session_page(request, session: FormSession, *, receipt_error: str = "", sta
         )
         context["private_recipient"] = str(TEXTS["private_recipient"]) % {
             "merchant": session.terminal.name
+        }
+        context["paid_expired_support"] = str(TEXTS["paid_expired_support"]) % {
+            "order": session.client_order_id
         }
         if state == SessionState.REQUISITES_FOUND:
             context["qr"] = qr_svg(services.form_url(session), label=str(TEXTS["qr_label"]))

@@ -17,7 +17,7 @@ from core.api import (
     period_check,
 )
 from core.client_address import client_ip
-from core.fields import AmountField, ClientOrderIdField, HttpUrlField
+from core.fields import AmountField, ClientOrderIdField, HttpUrlField, TextFilterField
 from core.idempotency import idempotent
 from core.pagination import PageAsked
 from core.schema import any_case_pattern, capped_page_schema, page_schema
@@ -211,7 +211,7 @@ OrderListPage = inline_serializer(
 
 
 class OrderListQuery(page_query(10), DateRangeMixin):
-    payment_method_id = serializers.CharField(required=False, max_length=64)
+    payment_method_id = TextFilterField(required=False, max_length=64)
     order_side = serializers.ChoiceField(choices=Side.choices, required=False)
     status = serializers.ChoiceField(choices=OrderStatus.choices, required=False)
     sort_by = serializers.ChoiceField(choices=["created_at", "amount"], default="created_at")

@@ -34,7 +34,9 @@ class SandboxOrderSimulateView(TerminalAPIView):
         summary="Simulate a trader or the clock on a sandbox order",
         description="Sandbox terminals only (a live terminal's key: 403 `sandbox_only`). "
         "The order must be Pending (else 409) and the caller's (else 404). Events carry "
-        "actor `sandbox`.",
+        "actor `sandbox`. Rules the schema cannot state, each 400: `paid_amount` only with "
+        "`complete`; above zero and at most twice the order's amount, as a trader's confirm "
+        "takes it; on a Sell, equal to the order's amount.",
         request=SimulateIn,
         responses={200: OrderEnvelope},
     )

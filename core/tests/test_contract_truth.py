@@ -2,6 +2,7 @@
 Order, amounts of 0 are not schema-valid, the method rule is in the schema, NUL
 characters and deep nesting are 400s."""
 
+import json
 import re
 
 import jsonschema
@@ -101,3 +102,71 @@ def test_a_text_part_named_files_is_refused(shop, demo):
         "/api/v1/disputes/create", {"order_id": order["id"], "amount": "10.00", "files": "{}"}
     )
     assert response.status_code == 400, response.content
+
+
+@pytest.mark.parametrize(
+    "method, path, body",
+    [
+        ("put", "/api/v1/webhooks/endpoints", {"urls": []}),
+        ("post", "/api/v1/order/", None),
+        ("post", "/api/v1/form/create", None),
+    ],
+)
+def test_a_key_the_endpoint_does_not_read_is_ignored_whatever_it_holds(
+    shop, demo, method, path, body
+):
+    if path == "/api/v1/order/":
+        body = buy_body(demo)
+    elif path == "/api/v1/form/create":
+        body = {"order_data": {"client_order_id": "f-1", "order_side": "Buy", "amount": "1000"}}
+    body = {**body, "x\x00y": "a\x00b", "nested": {"\x00": ["\x00"]}}
+    response = shop.request(method, path, data=json.dumps(body), content_type="application/json")
+    assert response.status_code in (200, 201), response.content
+
+
+def test_a_nul_in_a_field_that_is_read_is_still_a_400(shop):
+    response = shop.request(
+        "put",
+        "/api/v1/webhooks/endpoints",
+        data=json.dumps({"urls": ["https://example.com/\x00"]}),
+        content_type="application/json",
+    )
+    assert response.status_code == 400, response.content
+
+
+def query_parameter(openapi, path: str, name: str) -> dict:
+    params = openapi["paths"][path]["get"]["parameters"]
+    return next(p["schema"] for p in params if p["name"] == name)
+
+
+@pytest.mark.parametrize(
+    "path, name",
+    [
+        ("/api/v1/webhooks/deliveries", "event_id"),
+        ("/api/v1/events", "starting_after"),
+        ("/api/v1/events", "ending_before"),
+        ("/api/v1/order/", "payment_method_id"),
+        ("/api/v1/disputes/search", "order_id"),
+        ("/api/v1/disputes/search", "dispute_id"),
+    ],
+)
+@pytest.mark.parametrize("blank", ["\u00a0", " ", "\t \u2003"])
+def test_a_blank_filter_is_refused_as_the_schema_says(openapi, shop, path, name, blank):
+    schema = query_parameter(openapi, path, name)
+    assert not jsonschema.Draft4Validator(schema).is_valid(blank)
+    assert jsonschema.Draft4Validator(schema).is_valid(" x ")
+    response = shop.get(path, {name: blank})
+    assert response.status_code == 400, response.content
+    assert response.json()["errors"][name]
+
+
+@pytest.mark.parametrize(
+    "path, name",
+    [
+        ("/api/v1/form/search", "session_id"),
+        ("/api/v1/order/search-by-client-order-id", "id"),
+    ],
+)
+def test_a_filter_that_finds_nothing_for_blank_says_so_in_the_schema(openapi, shop, path, name):
+    assert jsonschema.Draft4Validator(query_parameter(openapi, path, name)).is_valid("\u00a0")
+    assert shop.get(path, {name: "\u00a0"}).status_code == 200

@@ -55,3 +55,10 @@ def test_curl_examples_run_verbatim(page, demo_transactional, live_server, tmp_p
     out = log.read_text()
     assert returncode == 0, out
     assert "internal_error" not in out and "Traceback" not in out, out
+
+
+def test_the_readme_links_every_page_under_docs():
+    readme = (ROOT / "README.md").read_text()
+    linked = set(re.findall(r"\]\((docs/[^)#\s]+\.md)", readme))
+    pages = {f"docs/{p.name}" for p in DOCS.glob("*.md")}
+    assert pages - linked == set()

@@ -1,6 +1,7 @@
 """How the payer's page writes amounts and times in its language."""
 
 from decimal import Decimal
+from zoneinfo import ZoneInfo
 
 from django import template
 
@@ -26,3 +27,15 @@ def minutes_seconds(seconds) -> str:
     if seconds is None:
         return ""
     return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+MOSCOW = ZoneInfo("Europe/Moscow")
+
+
+@register.filter
+def moscow_time(moment) -> str:
+    """A moment as Moscow's clocks show it, for the page before its script (which
+    writes it in the payer's own zone) runs."""
+    if moment is None:
+        return ""
+    return moment.astimezone(MOSCOW).strftime("%d.%m.%Y %H:%M")

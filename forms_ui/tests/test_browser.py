@@ -61,7 +61,7 @@ def test_payer_chooses_a_method_pays_and_is_redirected(live, page):
     account = page.get_by_test_id("requisite-account")
     account.wait_for()
     assert account.inner_text().startswith("+7999000")
-    assert page.get_by_test_id("requisite-amount").inner_text() == "1500.00"
+    assert page.get_by_test_id("requisite-amount").inner_text() == "1\u00a0500,00\u00a0₽"
     assert page.get_by_test_id("return-link").get_attribute("href") == f"{base}/healthz?back=1"
     shot(page, "2-requisites")
 

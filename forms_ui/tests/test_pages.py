@@ -57,7 +57,7 @@ def test_choosing_a_method_finds_requisites(shop, client, demo):
     session.refresh_from_db()
     assert session.state == "requisites_found" and session.selection is True
     assert f'data-testid="requisite-account">{session.order.holder_account}<' in html
-    assert 'data-testid="requisite-amount">1000.00<' in html
+    assert 'data-testid="requisite-amount">1\u00a0000,00\u00a0₽<' in html
     assert 'data-testid="paid-button"' in html
 
 

@@ -23,6 +23,7 @@ from enum import StrEnum
 from celery import current_app
 from django.db import transaction
 
+from core.amounts import paid_amount_problem
 from core.db import DbNow
 from core.error_codes import ErrorCode
 from core.errors import Forbidden, InvalidRequest, NoAvailableTraders
@@ -142,6 +143,11 @@ def order_simulate(*, order: Order, action: str, paid_amount: Decimal | None = N
             raise InvalidRequest(
                 "A Sell is paid out in full: paid_amount must equal the order's amount",
                 errors={"paid_amount": ["Must equal the order's amount for a Sell"]},
+            )
+        problem = paid_amount_problem(paid_amount, amount=order.amount)
+        if problem:
+            raise InvalidRequest(
+                f"Invalid paid_amount: {problem}", errors={"paid_amount": [problem]}
             )
         if order.side == Side.SELL:
             paid_amount = None  # its amount, as a Sell always completes

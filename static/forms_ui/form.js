@@ -98,7 +98,27 @@
     });
   }
 
+  function localTimes() {
+    // The server writes Moscow time; the payer reads their own clock's time, with
+    // the zone named so nobody wonders which one it is.
+    document.querySelectorAll("time[data-local-time]").forEach(function (el) {
+      var at = new Date(el.getAttribute("datetime"));
+      if (isNaN(at.getTime())) return;
+      var pad = function (n) { return String(n).padStart(2, "0"); };
+      var text = pad(at.getDate()) + "." + pad(at.getMonth() + 1) + "." + at.getFullYear() +
+        " " + pad(at.getHours()) + ":" + pad(at.getMinutes());
+      var offset = -at.getTimezoneOffset();
+      var abs = Math.abs(offset);
+      var zone = "UTC" + (offset === 0 ? "" : (offset < 0 ? "-" : "+") + Math.floor(abs / 60) +
+        (abs % 60 ? ":" + pad(abs % 60) : ""));
+      var name = "";
+      try { name = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { name = ""; }
+      el.textContent = text + " (" + (name ? name + ", " : "") + zone + ")";
+    });
+  }
+
   poll();
+  localTimes();
   successCountdown();
   timeLeft();
   copyButtons();

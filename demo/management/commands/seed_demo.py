@@ -139,7 +139,7 @@ TRADERS = [
     ("Trader Two", "demo-trader-2-key"),
     ("Trader Three", "demo-trader-3-key"),
 ]
-HOLDERS = ["Ivan P.", "Anna S.", "Oleg K."]
+HOLDERS = ["Иван П.", "Анна С.", "Олег К."]
 # method name -> the two traders (by index) holding its requisites
 REQUISITES = {
     "Sberbank SBP": (0, 1),
@@ -151,7 +151,7 @@ REQUISITES = {
 # The sandbox trader (docs/sandbox.md) holds two requisites on each of these, and no live
 # trader holds any sandbox requisite.
 SANDBOX_TRADER = ("Sandbox Trader", "demo-sandbox-trader-key")
-SANDBOX_HOLDERS = ["Test Payee A.", "Test Payee B."]
+SANDBOX_HOLDERS = ["Тестовый получатель А.", "Тестовый получатель Б."]
 SANDBOX_REQUISITE_METHODS = [
     "Sberbank SBP",
     "T-Bank SBP",

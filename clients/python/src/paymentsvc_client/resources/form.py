@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .._core import Call, body
@@ -15,9 +16,9 @@ class Form(Resource):
     def create(
         self,
         *,
-        client_order_id: str,
-        amount: Amount,
-        order_side: str = "Buy",
+        client_order_id: str | None = None,
+        amount: Amount | None = None,
+        order_side: str | None = None,
         button_name: str | None = None,
         user_id: str | None = None,
         unique_amount: bool | None = None,
@@ -25,10 +26,16 @@ class Form(Resource):
         redirect_url: str | None = None,
         support_url: str | None = None,
         return_url: str | None = None,
+        order_data: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
     ) -> FormSession:
-        """POST /api/v1/form/create: a hosted payment-form session (its `form_data`)."""
-        order_data = body(
+        """POST /api/v1/form/create: a hosted payment-form session (its `form_data`).
+
+        The body's nested `order_data` is given either whole, as the API names it
+        (`order_data={"client_order_id": ..., "amount": ...}`), or field by field as
+        keyword arguments of their own (`client_order_id=..., amount=...`); not both
+        for one field. `order_side` defaults to "Buy"."""
+        fields = body(
             client_order_id=client_order_id,
             order_side=order_side,
             amount=amount,
@@ -37,6 +44,14 @@ class Form(Resource):
             unique_amount=unique_amount,
             customer_bank=customer_bank,
         )
+        given = dict(order_data or {})
+        twice = sorted(set(given) & set(fields))
+        if twice:
+            raise TypeError(f"form.create() got {', '.join(twice)} both in order_data and alone")
+        order_data = {"order_side": "Buy", **given, **fields}
+        missing = [name for name in ("client_order_id", "amount") if order_data.get(name) is None]
+        if missing:
+            raise TypeError(f"form.create() needs {' and '.join(missing)} (alone or in order_data)")
         payload = body(
             order_data=order_data,
             redirect_url=redirect_url,
