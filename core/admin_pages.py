@@ -1,5 +1,7 @@
 """Small pieces the admin's pages share."""
 
+from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.html import format_html
 
 
@@ -8,6 +10,14 @@ def short_id(value) -> str:
     the full id is in the link's title and on the detail page."""
     text = str(value)
     return format_html('<span title="{}" style="font-family:monospace">{}…</span>', text, text[:8])
+
+
+def operator_time(value) -> str:
+    """A moment as operators read it: in the active zone (the operators' zone on every
+    admin page), with the zone named, never an ISO string with +00:00."""
+    if value is None:
+        return "-"
+    return date_format(timezone.localtime(value), "DATETIME_FORMAT")
 
 
 class ReadOnlyPageMixin:

@@ -14,73 +14,92 @@ import uuid
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from core.keys import ApiKeyBase
 from core.money import MoneyField
 
-
-class Currency(models.TextChoices):
-    RUB = "RUB", "RUB"
-
-
-class Side(models.TextChoices):
-    BUY = "Buy", "Buy"
-    SELL = "Sell", "Sell"
-
-
-class MethodType(models.TextChoices):
-    SBP = "SBP", "SBP"
-    BANK_CARD = "BankCard", "BankCard"
-
-
-class IntegrationType(models.TextChoices):
-    H2H = "h2h", "h2h"
-    ORDER_WITH_FORM = "order_with_form", "order_with_form"
-
-
-class ButtonName(models.TextChoices):
-    ALFAPAY = "AlfaPay", "AlfaPay"
-    SBERPAY = "SberPay", "SberPay"
-    TPAY = "TPay", "TPay"
-    VTBPAY = "VTBPay", "VTBPay"
+from .choices import (  # noqa: F401 - the choices are imported from here too
+    ButtonName,
+    Currency,
+    IntegrationType,
+    MethodType,
+    ReserveState,
+    Side,
+    TransactionType,
+)
 
 
 class Client(models.Model):
     """A merchant account; it owns one or more terminals."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    name = models.CharField(max_length=200, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("id")
+    )
+    name = models.CharField(max_length=200, unique=True, verbose_name=_("name"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("client")
+        verbose_name_plural = _("clients")
 
     def __str__(self):
         return self.name
 
 
 class Terminal(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    client = models.ForeignKey(Client, on_delete=models.PROTECT, related_name="terminals")
-    name = models.CharField("display name", max_length=200)
-    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
-    integration_type = models.CharField(
-        max_length=20, choices=IntegrationType.choices, default=IntegrationType.H2H
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("id")
     )
-    form_activated = models.BooleanField(default=False)
-    webhook_urls = models.JSONField(default=list, blank=True, help_text="List of URLs")
-    webhook_secret = models.CharField(max_length=200, help_text="whsec_ + base64 secret")
+    client = models.ForeignKey(
+        Client, on_delete=models.PROTECT, related_name="terminals", verbose_name=_("client")
+    )
+    name = models.CharField(_("display name"), max_length=200)
+    currency = models.CharField(
+        max_length=3, choices=Currency.choices, default=Currency.RUB, verbose_name=_("currency")
+    )
+    integration_type = models.CharField(
+        max_length=20,
+        choices=IntegrationType.choices,
+        default=IntegrationType.H2H,
+        verbose_name=_("integration type"),
+    )
+    form_activated = models.BooleanField(default=False, verbose_name=_("form activated"))
+    webhook_urls = models.JSONField(
+        default=list, blank=True, help_text=_("List of URLs"), verbose_name=_("webhook urls")
+    )
+    webhook_secret = models.CharField(
+        max_length=200, help_text=_("whsec_ + base64 secret"), verbose_name=_("webhook secret")
+    )
     # After a rotation the old secret keeps signing beside the new one until
     # webhook_secret_previous_until, so receivers switch without a failed delivery.
-    webhook_secret_previous = models.CharField(max_length=200, blank=True, editable=False)
-    webhook_secret_previous_until = models.DateTimeField(null=True, blank=True, editable=False)
-    antifraud_max_pending = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Pending orders per user_id; empty: the service default"
+    webhook_secret_previous = models.CharField(
+        max_length=200, blank=True, editable=False, verbose_name=_("webhook secret previous")
     )
-    is_active = models.BooleanField(default=True)
+    webhook_secret_previous_until = models.DateTimeField(
+        null=True, blank=True, editable=False, verbose_name=_("webhook secret previous until")
+    )
+    antifraud_max_pending = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text=_("Pending orders per user_id; empty: the service default"),
+        verbose_name=_("antifraud max pending"),
+    )
+    is_active = models.BooleanField(default=True, verbose_name=_("is active"))
     sandbox = models.BooleanField(
         default=False,
-        help_text="Test mode: its orders go only to sandbox traders, magic amounts act on "
-        "their own, and its orders are livemode=false",
+        help_text=_(
+            "Test mode: its orders go only to sandbox traders, magic amounts act on "
+            "their own, and its orders are livemode=false"
+        ),
+        verbose_name=_("sandbox"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("terminal")
+        verbose_name_plural = _("terminals")
 
     def __str__(self):
         return self.name
@@ -93,42 +112,68 @@ class Terminal(models.Model):
 
 
 class ApiKey(ApiKeyBase):
-    terminal = models.ForeignKey(Terminal, on_delete=models.CASCADE, related_name="api_keys")
+    terminal = models.ForeignKey(
+        Terminal, on_delete=models.CASCADE, related_name="api_keys", verbose_name=_("terminal")
+    )
 
     class Meta:
-        verbose_name = "terminal API key"
+        verbose_name_plural = _("terminal API keys")
+        verbose_name = _("terminal API key")
 
 
 class PaymentMethod(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    name = models.CharField(max_length=100, help_text="English name, also the API's method_name")
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("id")
+    )
+    name = models.CharField(
+        max_length=100,
+        help_text=_("English name, also the API's method_name"),
+        verbose_name=_("name"),
+    )
     name_ru = models.CharField(
         max_length=100,
         blank=True,
-        help_text="Russian name shown to payers (the English one when empty)",
+        help_text=_("Russian name shown to payers (the English one when empty)"),
+        verbose_name=_("name ru"),
     )
-    method_type = models.CharField(max_length=20, choices=MethodType.choices)
-    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
-    nspk_code = models.CharField(max_length=20, null=True, blank=True, db_index=True)
+    method_type = models.CharField(
+        max_length=20, choices=MethodType.choices, verbose_name=_("method type")
+    )
+    currency = models.CharField(
+        max_length=3, choices=Currency.choices, default=Currency.RUB, verbose_name=_("currency")
+    )
+    nspk_code = models.CharField(
+        max_length=20, null=True, blank=True, db_index=True, verbose_name=_("nspk code")
+    )
     is_aggregate = models.BooleanField(
-        default=False, help_text="Matches any bank's requisite of the same method type"
+        default=False,
+        help_text=_("Matches any bank's requisite of the same method type"),
+        verbose_name=_("is aggregate"),
     )
-    is_active = models.BooleanField(default=True)
+    is_active = models.BooleanField(default=True, verbose_name=_("is active"))
     bank_slug = models.CharField(
         max_length=30,
         blank=True,
-        help_text="customer_bank value (sberbank, vtb, tinkoff, alfabank)",
+        help_text=_("customer_bank value (sberbank, vtb, tinkoff, alfabank)"),
+        verbose_name=_("bank slug"),
     )
     deeplink_template = models.CharField(
         max_length=500,
         blank=True,
-        help_text="Bank deeplink; placeholders {account} {amount} {order_id}",
+        help_text=_("Bank deeplink; placeholders {account} {amount} {order_id}"),
+        verbose_name=_("deeplink template"),
     )
-    hint_ru = models.TextField(blank=True, help_text="Payer's hint on the form, Russian")
-    hint_en = models.TextField(blank=True, help_text="Payer's hint on the form, English")
-    created_at = models.DateTimeField(auto_now_add=True)
+    hint_ru = models.TextField(
+        blank=True, help_text=_("Payer's hint on the form, Russian"), verbose_name=_("hint ru")
+    )
+    hint_en = models.TextField(
+        blank=True, help_text=_("Payer's hint on the form, English"), verbose_name=_("hint en")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("payment method")
+        verbose_name_plural = _("payment methods")
         ordering = ["name"]
 
     def __str__(self):
@@ -140,18 +185,28 @@ class PaymentMethod(models.Model):
 
 
 class FeeRange(models.Model):
-    method = models.ForeignKey(PaymentMethod, on_delete=models.CASCADE, related_name="ranges")
-    side = models.CharField(max_length=4, choices=Side.choices)
-    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
-    min_amount = MoneyField()
-    max_amount = MoneyField()
-    fee = models.DecimalField(max_digits=7, decimal_places=2, help_text="Percent")
-    fixed_fee = MoneyField(default=0)
+    method = models.ForeignKey(
+        PaymentMethod, on_delete=models.CASCADE, related_name="ranges", verbose_name=_("method")
+    )
+    side = models.CharField(max_length=4, choices=Side.choices, verbose_name=_("side"))
+    currency = models.CharField(
+        max_length=3, choices=Currency.choices, default=Currency.RUB, verbose_name=_("currency")
+    )
+    min_amount = MoneyField(verbose_name=_("min amount"))
+    max_amount = MoneyField(verbose_name=_("max amount"))
+    fee = models.DecimalField(
+        max_digits=7, decimal_places=2, help_text=_("Percent"), verbose_name=_("fee")
+    )
+    fixed_fee = MoneyField(default=0, verbose_name=_("fixed fee"))
     # The trader's reward, a percent of the order's paid amount (Buy) or amount (Sell);
     # never shown to merchants.
-    trader_reward_percent = models.DecimalField(max_digits=7, decimal_places=2, default=0)
+    trader_reward_percent = models.DecimalField(
+        max_digits=7, decimal_places=2, default=0, verbose_name=_("trader reward percent")
+    )
 
     class Meta:
+        verbose_name = _("fee range")
+        verbose_name_plural = _("fee ranges")
         ordering = ["side", "min_amount"]
         constraints = [
             models.CheckConstraint(condition=Q(min_amount__gt=0), name="feerange_min_positive"),
@@ -170,12 +225,24 @@ class FeeRange(models.Model):
 class TerminalMethod(models.Model):
     """A method enabled on a terminal, optionally offered as a form button."""
 
-    terminal = models.ForeignKey(Terminal, on_delete=models.CASCADE, related_name="methods")
-    method = models.ForeignKey(PaymentMethod, on_delete=models.CASCADE, related_name="terminals")
-    enabled = models.BooleanField(default=True)
-    button_name = models.CharField(max_length=10, choices=ButtonName.choices, null=True, blank=True)
+    terminal = models.ForeignKey(
+        Terminal, on_delete=models.CASCADE, related_name="methods", verbose_name=_("terminal")
+    )
+    method = models.ForeignKey(
+        PaymentMethod, on_delete=models.CASCADE, related_name="terminals", verbose_name=_("method")
+    )
+    enabled = models.BooleanField(default=True, verbose_name=_("enabled"))
+    button_name = models.CharField(
+        max_length=10,
+        choices=ButtonName.choices,
+        null=True,
+        blank=True,
+        verbose_name=_("button name"),
+    )
 
     class Meta:
+        verbose_name = _("terminal method")
+        verbose_name_plural = _("terminal methods")
         constraints = [
             models.UniqueConstraint(fields=["terminal", "method"], name="terminalmethod_unique"),
             models.UniqueConstraint(
@@ -192,14 +259,22 @@ class TerminalMethod(models.Model):
 class Balance(models.Model):
     """The terminal's deposit. Changed only by finance.services, under a row lock."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    terminal = models.OneToOneField(Terminal, on_delete=models.PROTECT, related_name="balance")
-    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
-    available = MoneyField(default=0)
-    frozen = MoneyField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("id")
+    )
+    terminal = models.OneToOneField(
+        Terminal, on_delete=models.PROTECT, related_name="balance", verbose_name=_("terminal")
+    )
+    currency = models.CharField(
+        max_length=3, choices=Currency.choices, default=Currency.RUB, verbose_name=_("currency")
+    )
+    available = MoneyField(default=0, verbose_name=_("available"))
+    frozen = MoneyField(default=0, verbose_name=_("frozen"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("balance")
+        verbose_name_plural = _("balances")
         constraints = [
             models.CheckConstraint(
                 condition=Q(available__gte=0), name="balance_available_non_negative"
@@ -212,32 +287,46 @@ class Balance(models.Model):
         return self.available + self.frozen
 
     def __str__(self):
-        return f"{self.terminal}: {self.available} available, {self.frozen} frozen"
-
-
-class TransactionType(models.TextChoices):
-    DEPOSIT = "deposit", "deposit"
-    WITHDRAWAL = "withdrawal", "withdrawal"
+        return gettext("{terminal}: {available} available, {frozen} frozen").format(
+            terminal=self.terminal, available=self.available, frozen=self.frozen
+        )
 
 
 class Transaction(models.Model):
     """Posted money. Append-only: never updated, never deleted."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    balance = models.ForeignKey(Balance, on_delete=models.PROTECT, related_name="transactions")
-    amount = MoneyField()
-    transaction_type = models.CharField(max_length=10, choices=TransactionType.choices)
-    balance_after = MoneyField()
-    client_description = models.CharField(max_length=500, blank=True)
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("id")
+    )
+    balance = models.ForeignKey(
+        Balance, on_delete=models.PROTECT, related_name="transactions", verbose_name=_("balance")
+    )
+    amount = MoneyField(verbose_name=_("amount"))
+    transaction_type = models.CharField(
+        max_length=10, choices=TransactionType.choices, verbose_name=_("transaction type")
+    )
+    balance_after = MoneyField(verbose_name=_("balance after"))
+    client_description = models.CharField(
+        max_length=500, blank=True, verbose_name=_("client description")
+    )
     reference = models.CharField(
-        max_length=64, blank=True, db_index=True, help_text="Order id, when any"
+        max_length=64,
+        blank=True,
+        db_index=True,
+        help_text=_("Order id, when any"),
+        verbose_name=_("reference"),
     )
     created_by = models.CharField(
-        max_length=150, blank=True, help_text="Operator, for manual entries"
+        max_length=150,
+        blank=True,
+        help_text=_("Operator, for manual entries"),
+        verbose_name=_("created by"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("transaction")
+        verbose_name_plural = _("transactions")
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["balance", "-created_at"], name="txn_balance_created")]
         constraints = [
@@ -251,34 +340,49 @@ class Transaction(models.Model):
         return f"{self.transaction_type} {self.amount}"
 
 
-class ReserveState(models.TextChoices):
-    OPEN = "open", "open"
-    POSTED = "posted", "posted"
-    VOIDED = "voided", "voided"
-
-
 class Reserve(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    balance = models.ForeignKey(Balance, on_delete=models.PROTECT, related_name="reserves")
-    amount = MoneyField()
-    state = models.CharField(max_length=6, choices=ReserveState.choices, default=ReserveState.OPEN)
-    reference = models.CharField(max_length=64, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("id")
+    )
+    balance = models.ForeignKey(
+        Balance, on_delete=models.PROTECT, related_name="reserves", verbose_name=_("balance")
+    )
+    amount = MoneyField(verbose_name=_("amount"))
+    state = models.CharField(
+        max_length=6,
+        choices=ReserveState.choices,
+        default=ReserveState.OPEN,
+        verbose_name=_("state"),
+    )
+    reference = models.CharField(max_length=64, blank=True, verbose_name=_("reference"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
 
     class Meta:
+        verbose_name = _("reserve")
+        verbose_name_plural = _("reserves")
         indexes = [models.Index(fields=["balance", "state"], name="reserve_balance_state")]
         constraints = [
             models.CheckConstraint(condition=Q(amount__gt=0), name="reserve_amount_positive")
         ]
 
+    def __str__(self):
+        return gettext("Reserve {amount} ({state})").format(amount=self.amount, state=self.state)
+
 
 class BlacklistedAccount(models.Model):
     account = models.CharField(
-        max_length=64, unique=True, help_text="Normalised: +7XXXXXXXXXX or card digits"
+        max_length=64,
+        unique=True,
+        help_text=_("Normalised: +7XXXXXXXXXX or card digits"),
+        verbose_name=_("account"),
     )
-    comment = models.CharField(max_length=300, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    comment = models.CharField(max_length=300, blank=True, verbose_name=_("comment"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("blacklisted account")
+        verbose_name_plural = _("blacklisted accounts")
 
     def __str__(self):
         return self.account

@@ -10,6 +10,8 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from core.admin_keys import KeyAdmin, KeyInline
 from core.admin_pages import ReadOnlyPageMixin, short_id
@@ -48,14 +50,14 @@ class RequisiteForm(forms.ModelForm):
     def clean_daily_limit(self):
         limit = self.cleaned_data.get("daily_limit")
         if limit is not None and limit < 0:
-            raise ValidationError("A daily limit cannot be negative.")
+            raise ValidationError(_("A daily limit cannot be negative."))
         return limit
 
     def clean(self):
         data = super().clean()
         method, account = data.get("method"), data.get("account")
         if method is not None and method.is_aggregate:
-            self.add_error("method", "Pick the bank's own method: the aggregate one has none.")
+            self.add_error("method", _("Pick the bank's own method: the aggregate one has none."))
         elif method is not None and account:
             try:
                 data["account"] = normalize_account(account, method.method_type)
@@ -83,7 +85,7 @@ class TraderAdmin(admin.ModelAdmin):
         pending = Q(orders__status=OrderStatus.PENDING, orders__expires_at__gt=DbNow())
         return super().get_queryset(request).annotate(pending=Count("orders", filter=pending))
 
-    @admin.display(description="open orders", ordering="pending")
+    @admin.display(description=_("open orders"), ordering="pending")
     def open_orders(self, obj):
         url = reverse("admin:orders_order_changelist")
         return format_html(
@@ -93,7 +95,7 @@ class TraderAdmin(admin.ModelAdmin):
             obj.pending,
         )
 
-    @admin.display(description="workload")
+    @admin.display(description=_("workload"))
     def workload(self, obj):
         """Pending now, conversion over 30 days, and the links to both lists."""
         if obj.pk is None:
@@ -106,9 +108,11 @@ class TraderAdmin(admin.ModelAdmin):
         )
         rate = f"{figures['completed'] * 100 / figures['ended']:.1f} %" if figures["ended"] else "-"
         return format_html(
-            "{} open orders · conversion over 30 days {} ({} of {} ended) · "
-            '<a href="{}?trader__id__exact={}">requisites</a> · '
-            '<a href="{}?trader__id__exact={}">all orders</a>',
+            gettext(
+                "{} open orders · conversion over 30 days {} ({} of {} ended) · "
+                '<a href="{}?trader__id__exact={}">requisites</a> · '
+                '<a href="{}?trader__id__exact={}">all orders</a>'
+            ),
             self.open_orders(obj) if hasattr(obj, "pending") else "-",
             rate,
             figures["completed"],
@@ -121,7 +125,9 @@ class TraderAdmin(admin.ModelAdmin):
 
     actions = ["generate_api_key", "revoke_api_keys"]
 
-    @admin.action(description="Generate a new trader API key (shown once)", permissions=["change"])
+    @admin.action(
+        description=_("Generate a new trader API key (shown once)"), permissions=["change"]
+    )
     def generate_api_key(self, request, queryset):
         for trader in queryset:
             key, raw = services.trader_key_issue(
@@ -129,10 +135,15 @@ class TraderAdmin(admin.ModelAdmin):
             )
             self.log_change(request, trader, f"Issued API key {key.key_prefix}…")
             messages.warning(
-                request, f"New key for {trader.name}: {raw} — copy it now, it is not shown again."
+                request,
+                gettext("New key for {name}: {key} — copy it now, it is not shown again.").format(
+                    name=trader.name, key=raw
+                ),
             )
 
-    @admin.action(description="Revoke all API keys of the selected traders", permissions=["change"])
+    @admin.action(
+        description=_("Revoke all API keys of the selected traders"), permissions=["change"]
+    )
     def revoke_api_keys(self, request, queryset):
         count = 0
         for key in TraderApiKey.objects.filter(trader__in=queryset, revoked_at__isnull=True):
@@ -140,7 +151,7 @@ class TraderAdmin(admin.ModelAdmin):
             count += 1
         for trader in queryset:
             self.log_change(request, trader, "Revoked every API key")
-        messages.success(request, f"Revoked {count} key(s).")
+        messages.success(request, ngettext("Revoked %d key.", "Revoked %d keys.", count) % count)
 
 
 @admin.register(TraderApiKey)
@@ -182,32 +193,39 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         return ["operator_actions", *(f.name for f in self.model._meta.fields), "history"]
 
-    @admin.display(description="id", ordering="id")
+    @admin.display(description=_("id"), ordering="id")
     def order_id(self, obj):
         return short_id(obj.pk)
 
-    @admin.display(description="what next")
+    @admin.display(description=_("what next"))
     def operator_actions(self, obj):
         """From an order to what operators check or do next, one click each."""
         buttons = []
         if obj.status == OrderStatus.PENDING:
-            for action, label in (("confirm_orders", "Confirm…"), ("cancel_orders", "Cancel…")):
+            for action, label in (
+                ("confirm_orders", gettext("Confirm…")),
+                ("cancel_orders", gettext("Cancel…")),
+            ):
                 url = reverse("admin:orders_order_do", args=[obj.pk, action])
                 buttons.append((url, label, "button"))
         links = [
-            (reverse("admin:orders_order_history", args=[obj.pk]), "History", ""),
-            (reverse("admin:webhooks_webhookevent_changelist") + f"?q={obj.pk}", "Webhooks", ""),
+            (reverse("admin:orders_order_history", args=[obj.pk]), gettext("History"), ""),
+            (
+                reverse("admin:webhooks_webhookevent_changelist") + f"?q={obj.pk}",
+                gettext("Webhooks"),
+                "",
+            ),
         ]
         for relation, url_name, label in (
-            ("balance", "admin:finance_balance_change", "Merchant's balance"),
-            ("dispute", "admin:disputes_dispute_change", "Dispute"),
+            ("balance", "admin:finance_balance_change", gettext("Merchant's balance")),
+            ("dispute", "admin:disputes_dispute_change", gettext("Dispute")),
         ):
             related = _related(obj.terminal if relation == "balance" else obj, relation)
             if related is not None:
                 links.append((reverse(url_name, args=[related.pk]), label, ""))
         if obj.trader_id:
             links.append(
-                (reverse("admin:orders_trader_change", args=[obj.trader_id]), "Trader", "")
+                (reverse("admin:orders_trader_change", args=[obj.trader_id]), gettext("Trader"), "")
             )
         return format_html_join(
             " · ", '<a href="{}" class="{}">{}</a>', ((u, c, t) for u, t, c in buttons + links)
@@ -242,7 +260,7 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
             return redirect(f"{reverse('admin:orders_order_changelist')}?{ERROR_FLAG}=1")
         return orders_csv_response(changelist.queryset)
 
-    @admin.display(description="history (events and webhook deliveries)")
+    @admin.display(description=_("history (events and webhook deliveries)"))
     def history(self, obj):
         back = reverse("admin:orders_order_change", args=[obj.pk])
         return order_history(order_id=obj.pk, back=back)
@@ -255,16 +273,20 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
 
     EFFECTS = {
         "confirm_orders": (
-            "confirm",
-            "Confirm orders",
-            "A Buy credits its merchant the amount less the fee; a Sell posts its reserve "
-            "(amount plus fee) as a withdrawal. The merchants are notified.",
+            _("confirm"),
+            _("Confirm orders"),
+            _(
+                "A Buy credits its merchant the amount less the fee; a Sell posts its reserve "
+                "(amount plus fee) as a withdrawal. The merchants are notified."
+            ),
         ),
         "cancel_orders": (
-            "cancel",
-            "Cancel orders",
-            "Nothing is credited; a Sell's reserve goes back to its merchant's available "
-            "balance. The merchants are notified.",
+            _("cancel"),
+            _("Cancel orders"),
+            _(
+                "Nothing is credited; a Sell's reserve goes back to its merchant's available "
+                "balance. The merchants are notified."
+            ),
         ),
     }
 
@@ -286,6 +308,11 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
         }
         return TemplateResponse(request, "admin/orders/order/action_confirmation.html", context)
 
+    DONE = {
+        "Completed": lambda n: ngettext("Completed %d order.", "Completed %d orders.", n),
+        "Cancelled": lambda n: ngettext("Cancelled %d order.", "Cancelled %d orders.", n),
+    }
+
     def _apply(self, request, queryset, service, verb):
         done = 0
         for order in queryset.filter(status=OrderStatus.PENDING):
@@ -295,15 +322,17 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
                 done += 1
             except ServiceError as exc:
                 messages.error(request, f"{order.pk}: {exc.message}")
-        messages.success(request, f"{verb} {done} order(s).")
+        messages.success(request, self.DONE[verb](done) % done)
 
-    @admin.action(description="Confirm (complete) selected Pending orders…", permissions=["change"])
+    @admin.action(
+        description=_("Confirm (complete) selected Pending orders…"), permissions=["change"]
+    )
     def confirm_orders(self, request, queryset):
         if request.POST.get("confirmed") != "yes":
             return self._confirmation(request, queryset, "confirm_orders")
         self._apply(request, queryset, services.order_confirm, "Completed")
 
-    @admin.action(description="Cancel selected Pending orders…", permissions=["change"])
+    @admin.action(description=_("Cancel selected Pending orders…"), permissions=["change"])
     def cancel_orders(self, request, queryset):
         if request.POST.get("confirmed") != "yes":
             return self._confirmation(request, queryset, "cancel_orders")

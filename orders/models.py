@@ -4,6 +4,8 @@ from datetime import datetime
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from core.db import DbNow, db_now
 from core.keys import ApiKeyBase
@@ -12,12 +14,15 @@ from finance.models import Currency, PaymentMethod, Reserve, Side, Terminal
 
 
 class Trader(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    name = models.CharField(max_length=200)
-    is_active = models.BooleanField(default=True)
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("id")
+    )
+    name = models.CharField(max_length=200, verbose_name=_("name"))
+    is_active = models.BooleanField(default=True, verbose_name=_("is active"))
     sandbox = models.BooleanField(
         default=False,
-        help_text="Serves only sandbox terminals' orders (and live terminals never reach it)",
+        help_text=_("Serves only sandbox terminals' orders (and live terminals never reach it)"),
+        verbose_name=_("sandbox"),
     )
     # The one user who signs in to this trader's cabinet (/trader/login/).
     user = models.OneToOneField(
@@ -26,8 +31,13 @@ class Trader(models.Model):
         blank=True,
         on_delete=models.SET_NULL,
         related_name="trader",
+        verbose_name=_("user"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("trader")
+        verbose_name_plural = _("traders")
 
     def __str__(self):
         return self.name
@@ -39,10 +49,13 @@ class Trader(models.Model):
 
 
 class TraderApiKey(ApiKeyBase):
-    trader = models.ForeignKey(Trader, on_delete=models.CASCADE, related_name="api_keys")
+    trader = models.ForeignKey(
+        Trader, on_delete=models.CASCADE, related_name="api_keys", verbose_name=_("trader")
+    )
 
     class Meta:
-        verbose_name = "trader API key"
+        verbose_name_plural = _("trader API keys")
+        verbose_name = _("trader API key")
 
 
 class RequisiteDisabledReason(models.TextChoices):
@@ -54,32 +67,49 @@ class RequisiteDisabledReason(models.TextChoices):
 class Requisite(models.Model):
     """A trader's card or SBP phone for one concrete (bank) payment method."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    trader = models.ForeignKey(Trader, on_delete=models.PROTECT, related_name="requisites")
-    method = models.ForeignKey(PaymentMethod, on_delete=models.PROTECT, related_name="requisites")
-    holder_name = models.CharField(max_length=200)
-    account = models.CharField(max_length=64)
-    is_active = models.BooleanField(default=True)
-    daily_limit = MoneyField(default=100_000_000, help_text="Turnover per UTC day")
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("id")
+    )
+    trader = models.ForeignKey(
+        Trader, on_delete=models.PROTECT, related_name="requisites", verbose_name=_("trader")
+    )
+    method = models.ForeignKey(
+        PaymentMethod, on_delete=models.PROTECT, related_name="requisites", verbose_name=_("method")
+    )
+    holder_name = models.CharField(max_length=200, verbose_name=_("holder name"))
+    account = models.CharField(max_length=64, verbose_name=_("account"))
+    is_active = models.BooleanField(default=True, verbose_name=_("is active"))
+    daily_limit = MoneyField(
+        default=100_000_000, help_text=_("Turnover per UTC day"), verbose_name=_("daily limit")
+    )
     max_pending = models.PositiveIntegerField(
         null=True,
         blank=True,
-        help_text="Pending orders at once; empty: no cap beyond one per amount",
+        help_text=_("Pending orders at once; empty: no cap beyond one per amount"),
+        verbose_name=_("max pending"),
     )
     # The requisite's own amount range, inside the method's (empty: no bound).
-    min_amount = MoneyField(null=True, blank=True)
-    max_amount = MoneyField(null=True, blank=True)
+    min_amount = MoneyField(null=True, blank=True, verbose_name=_("min amount"))
+    max_amount = MoneyField(null=True, blank=True, verbose_name=_("max amount"))
     # Switched off after this many orders in a row ended Expired by the clock (empty: never).
-    auto_disable_after = models.PositiveIntegerField(null=True, blank=True)
+    auto_disable_after = models.PositiveIntegerField(
+        null=True, blank=True, verbose_name=_("auto disable after")
+    )
     # Expired-by-the-clock orders in a row since the last one that did not expire.
-    expired_in_a_row = models.PositiveIntegerField(default=0)
+    expired_in_a_row = models.PositiveIntegerField(default=0, verbose_name=_("expired in a row"))
     # Why is_active is off: null while on.
     disabled_reason = models.CharField(
-        max_length=16, null=True, blank=True, choices=RequisiteDisabledReason.choices
+        max_length=16,
+        null=True,
+        blank=True,
+        choices=RequisiteDisabledReason.choices,
+        verbose_name=_("disabled reason"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("requisite")
+        verbose_name_plural = _("requisites")
         indexes = [models.Index(fields=["method", "is_active"], name="requisite_method_active")]
 
     def __str__(self):
@@ -98,19 +128,27 @@ class RequisiteLoad(models.Model):
     """
 
     requisite = models.OneToOneField(
-        Requisite, on_delete=models.CASCADE, primary_key=True, related_name="load"
+        Requisite,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="load",
+        verbose_name=_("requisite"),
     )
-    pending = models.IntegerField(default=0)
-    day = models.DateField()
-    turnover = MoneyField(default=0)
+    pending = models.IntegerField(default=0, verbose_name=_("pending"))
+    day = models.DateField(verbose_name=_("day"))
+    turnover = MoneyField(default=0, verbose_name=_("turnover"))
 
     class Meta:
+        verbose_name = _("requisite load")
+        verbose_name_plural = _("requisite loads")
         constraints = [
             models.CheckConstraint(condition=Q(pending__gte=0), name="requisite_load_pending"),
         ]
 
     def __str__(self):
-        return f"{self.pending} pending, {self.turnover} on {self.day}"
+        return gettext("{pending} pending, {turnover} on {day}").format(
+            pending=self.pending, turnover=self.turnover, day=self.day
+        )
 
 
 class OrderStatus(models.TextChoices):
@@ -139,71 +177,117 @@ class OrderQuerySet(models.QuerySet):
 
 
 class Order(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("id")
+    )
     # No single-column indexes on terminal, initial_method, requisite and trader: the
     # composite indexes below lead with them, and each index is one more write on
     # every INSERT and status UPDATE.
     terminal = models.ForeignKey(
-        Terminal, on_delete=models.PROTECT, related_name="orders", db_index=False
+        Terminal,
+        on_delete=models.PROTECT,
+        related_name="orders",
+        db_index=False,
+        verbose_name=_("terminal"),
     )
-    client_order_id = models.CharField(max_length=64)
-    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
-    side = models.CharField(max_length=4, choices=Side.choices)
-    method = models.ForeignKey(PaymentMethod, on_delete=models.PROTECT, related_name="orders")
+    client_order_id = models.CharField(max_length=64, verbose_name=_("client order id"))
+    currency = models.CharField(
+        max_length=3, choices=Currency.choices, default=Currency.RUB, verbose_name=_("currency")
+    )
+    side = models.CharField(max_length=4, choices=Side.choices, verbose_name=_("side"))
+    method = models.ForeignKey(
+        PaymentMethod, on_delete=models.PROTECT, related_name="orders", verbose_name=_("method")
+    )
     initial_method = models.ForeignKey(
-        PaymentMethod, on_delete=models.PROTECT, related_name="+", db_index=False
+        PaymentMethod,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,
+        verbose_name=_("initial method"),
     )
     requisite = models.ForeignKey(
-        Requisite, on_delete=models.PROTECT, related_name="orders", null=True, db_index=False
+        Requisite,
+        on_delete=models.PROTECT,
+        related_name="orders",
+        null=True,
+        db_index=False,
+        verbose_name=_("requisite"),
     )
     trader = models.ForeignKey(
-        Trader, on_delete=models.PROTECT, related_name="orders", null=True, db_index=False
+        Trader,
+        on_delete=models.PROTECT,
+        related_name="orders",
+        null=True,
+        db_index=False,
+        verbose_name=_("trader"),
     )
     status = models.CharField(
-        max_length=10, choices=OrderStatus.choices, default=OrderStatus.PENDING
+        max_length=10,
+        choices=OrderStatus.choices,
+        default=OrderStatus.PENDING,
+        verbose_name=_("status"),
     )
 
-    requested_amount = MoneyField()
-    amount = MoneyField()
-    fee = models.DecimalField(max_digits=7, decimal_places=2)
-    fixed_fee = MoneyField(default=0)
-    fee_amount = MoneyField()
-    paid_amount = MoneyField(null=True, blank=True)
+    requested_amount = MoneyField(verbose_name=_("requested amount"))
+    amount = MoneyField(verbose_name=_("amount"))
+    fee = models.DecimalField(max_digits=7, decimal_places=2, verbose_name=_("fee"))
+    fixed_fee = MoneyField(default=0, verbose_name=_("fixed fee"))
+    fee_amount = MoneyField(verbose_name=_("fee amount"))
+    paid_amount = MoneyField(null=True, blank=True, verbose_name=_("paid amount"))
     # The trader's reward on this order (set when it completes); the platform's revenue
     # is fee_amount minus it.
-    trader_reward = MoneyField(null=True, blank=True)
+    trader_reward = MoneyField(null=True, blank=True, verbose_name=_("trader reward"))
     reserve = models.OneToOneField(
-        Reserve, on_delete=models.PROTECT, null=True, blank=True, related_name="order"
+        Reserve,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="order",
+        verbose_name=_("reserve"),
     )
 
-    holder_name = models.CharField(max_length=200, blank=True)
-    holder_account = models.CharField(max_length=64, blank=True)
-    customer_name = models.CharField(max_length=200, null=True, blank=True)
-    customer_account = models.CharField(max_length=64, null=True, blank=True)
-    customer_bank = models.CharField(max_length=30, null=True, blank=True)
-    user_id = models.CharField(max_length=255, null=True, blank=True)
-    webhook_url = models.CharField(max_length=512, null=True, blank=True)
-    payment_link = models.CharField(max_length=1000, null=True, blank=True)
-    form_url = models.CharField(max_length=500, null=True, blank=True)
+    holder_name = models.CharField(max_length=200, blank=True, verbose_name=_("holder name"))
+    holder_account = models.CharField(max_length=64, blank=True, verbose_name=_("holder account"))
+    customer_name = models.CharField(
+        max_length=200, null=True, blank=True, verbose_name=_("customer name")
+    )
+    customer_account = models.CharField(
+        max_length=64, null=True, blank=True, verbose_name=_("customer account")
+    )
+    customer_bank = models.CharField(
+        max_length=30, null=True, blank=True, verbose_name=_("customer bank")
+    )
+    user_id = models.CharField(max_length=255, null=True, blank=True, verbose_name=_("user id"))
+    webhook_url = models.CharField(
+        max_length=512, null=True, blank=True, verbose_name=_("webhook url")
+    )
+    payment_link = models.CharField(
+        max_length=1000, null=True, blank=True, verbose_name=_("payment link")
+    )
+    form_url = models.CharField(max_length=500, null=True, blank=True, verbose_name=_("form url"))
     # The terminal's mode when the order was made: an operator flipping the flag later
     # does not move an order between live and sandbox.
-    livemode = models.BooleanField(default=True)
+    livemode = models.BooleanField(default=True, verbose_name=_("livemode"))
     # A sandbox order's magic amount, decided at creation: what the sandbox does to it
     # within seconds (complete, cancel, expire); null for every other order.
-    sandbox_action = models.CharField(max_length=8, null=True, blank=True)
+    sandbox_action = models.CharField(
+        max_length=8, null=True, blank=True, verbose_name=_("sandbox action")
+    )
 
-    event_sequence = models.PositiveIntegerField(default=0)
-    receipts_count = models.PositiveSmallIntegerField(default=0)
+    event_sequence = models.PositiveIntegerField(default=0, verbose_name=_("event sequence"))
+    receipts_count = models.PositiveSmallIntegerField(default=0, verbose_name=_("receipts count"))
     # Expiry follows the database's clock, one for every web process: creation writes
     # both moments with DbNow() in its INSERT, which returns them (a field with a
     # db_default comes back by RETURNING). Without a TTL an order is due at once.
-    created_at = models.DateTimeField(db_default=DbNow())
-    updated_at = models.DateTimeField(auto_now=True)
-    expires_at = models.DateTimeField(db_default=DbNow())
-    closed_at = models.DateTimeField(null=True, blank=True)
-    closed_by = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(db_default=DbNow(), verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+    expires_at = models.DateTimeField(db_default=DbNow(), verbose_name=_("expires at"))
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
+    closed_by = models.CharField(max_length=200, blank=True, verbose_name=_("closed by"))
 
     class Meta:
+        verbose_name = _("order")
+        verbose_name_plural = _("orders")
         indexes = [
             # The list's order (created_at, then id) read straight off the index,
             # whatever the planner's statistics say.
@@ -286,14 +370,18 @@ class Receipt(models.Model):
     """A payer's receipt for an order, attached on the payment page. Stored privately
     (default storage: a local directory outside any URL, or a private bucket)."""
 
-    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="receipts")
-    file = models.FileField(upload_to="receipts/%Y/%m/", max_length=300)
-    content_type = models.CharField(max_length=100)
-    size = models.PositiveIntegerField()
-    original_name = models.CharField(max_length=255, blank=True)
-    uploaded_at = models.DateTimeField(auto_now_add=True)
+    order = models.ForeignKey(
+        Order, on_delete=models.CASCADE, related_name="receipts", verbose_name=_("order")
+    )
+    file = models.FileField(upload_to="receipts/%Y/%m/", max_length=300, verbose_name=_("file"))
+    content_type = models.CharField(max_length=100, verbose_name=_("content type"))
+    size = models.PositiveIntegerField(verbose_name=_("size"))
+    original_name = models.CharField(max_length=255, blank=True, verbose_name=_("original name"))
+    uploaded_at = models.DateTimeField(auto_now_add=True, verbose_name=_("uploaded at"))
 
     class Meta:
+        verbose_name = _("receipt")
+        verbose_name_plural = _("receipts")
         ordering = ["uploaded_at", "id"]
 
     def __str__(self):
