@@ -165,6 +165,8 @@ def test_every_admin_page_is_russian(client, superuser, busy_day):
         assert response.status_code in (200, 400), (name, response.status_code)
         pages[name] = response.content.decode()
         assert 'lang="ru"' in pages[name], name
+        # Times in the operators' zone, named: never UTC's offset (ISO or Python's str).
+        assert "+00:00" not in pages[name], name
     # Data read after the walk: actions on the way may have written some (key names).
     data_words = words_in_the_database()
     english = {}
