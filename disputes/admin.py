@@ -1,4 +1,3 @@
-import uuid
 from decimal import Decimal
 
 from django.contrib import admin, messages
@@ -11,7 +10,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from core.admin_pages import operator_time, short_id
+from core.admin_pages import operator_time, short_id, uuid_prefix
 from core.errors import ServiceError
 from core.files import private_file_response
 from finance.models import Balance
@@ -68,7 +67,7 @@ class DisputeAdmin(admin.ModelAdmin):
     ]
     list_filter = ["processed", "resolution", "terminal"]
     search_fields = ["order__client_order_id"]
-    search_help_text = _("Order id, dispute id or client order id")
+    search_help_text = _("Order id or its first 8 characters, dispute id or client order id")
     list_select_related = ["order", "terminal"]
     # The queue: what still needs a decision first, newest first within each group.
     ordering = ["processed", "-created_at"]
@@ -135,10 +134,9 @@ class DisputeAdmin(admin.ModelAdmin):
         if not term:
             return queryset, duplicates
         extra = Q()
-        try:
-            extra |= Q(order_id=uuid.UUID(term))
-        except ValueError:
-            pass
+        by_order = uuid_prefix(term, field="order_id")
+        if by_order is not None:
+            extra |= by_order
         if term.isascii() and term.isdigit() and int(term) < 2**63:
             extra |= Q(pk=int(term))
         if extra:

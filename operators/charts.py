@@ -8,7 +8,8 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext_lazy
 
-from .templatetags.operator_figures import count, share
+from core.admin_pages import operator_count as count
+from core.admin_pages import operator_share as share
 
 STATUS_COLOURS = {
     "Completed": "#2e7d32",
@@ -78,7 +79,7 @@ def orders_per_hour(rows: list[dict], *, since: datetime, now: datetime) -> str:
                     f"{max(bar_w - 1, 0.5):.1f}",
                     f"{h:.1f}",
                     colour,
-                    hour.strftime("%Y-%m-%d %H:00"),
+                    hour.strftime("%Y-%m-%d %H:00 %Z"),
                     status_name(status),
                     n,
                 )
@@ -93,10 +94,10 @@ def orders_per_hour(rows: list[dict], *, since: datetime, now: datetime) -> str:
         HEIGHT - PAD,
         PAD,
         HEIGHT - PAD + 14,
-        timezone.localtime(start).strftime("%d.%m %H:00"),
+        timezone.localtime(start).strftime("%d.%m %H:00 %Z"),
         WIDTH - PAD,
         HEIGHT - PAD + 14,
-        timezone.localtime(now).strftime("%d.%m %H:%M"),
+        timezone.localtime(now).strftime("%d.%m %H:%M %Z"),
         PAD,
         top,
     )

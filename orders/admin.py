@@ -14,7 +14,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from core.admin_keys import KeyAdmin, KeyInline
-from core.admin_pages import ReadOnlyPageMixin, short_id
+from core.admin_pages import ReadOnlyPageMixin, operator_money, operator_share, short_id
 from core.db import DbNow
 from core.errors import ServiceError
 from core.formats import parse_uuid
@@ -22,6 +22,7 @@ from finance.accounts import normalize_account
 from finance.services import api_key_revoke
 from webhooks.admin import order_history
 
+from . import admin_lists as lists
 from . import services
 from .export import orders_csv_response
 from .models import Order, OrderStatus, Requisite, Trader, TraderApiKey
@@ -75,15 +76,35 @@ class RequisiteInline(admin.TabularInline):
 
 @admin.register(Trader)
 class TraderAdmin(admin.ModelAdmin):
-    list_display = ["name", "is_active", "sandbox", "open_orders", "created_at"]
+    list_display = [
+        "name",
+        "is_active",
+        "sandbox",
+        "open_orders",
+        "turnover_today",
+        "conversion_today",
+        "created_at",
+    ]
     list_filter = ["is_active", "sandbox"]
+    ordering = ["-created_at"]
     search_fields = ["name", "id"]
     inlines = [RequisiteInline, TraderApiKeyInline]
     readonly_fields = ["workload"]
 
     def get_queryset(self, request):
         pending = Q(orders__status=OrderStatus.PENDING, orders__expires_at__gt=DbNow())
-        return super().get_queryset(request).annotate(pending=Count("orders", filter=pending))
+        traders = super().get_queryset(request).annotate(pending=Count("orders", filter=pending))
+        return lists.with_today(traders, since=lists.operators_day_start())
+
+    @admin.display(description=_("turnover today, ₽"), ordering="turnover_today")
+    def turnover_today(self, obj):
+        return operator_money(obj.turnover_today)
+
+    @admin.display(description=_("conversion today"))
+    def conversion_today(self, obj):
+        if not obj.ended_today:
+            return "—"
+        return f"{operator_share(obj.completed_today * 100 / obj.ended_today)} %"
 
     @admin.display(description=_("open orders"), ordering="pending")
     def open_orders(self, obj):
@@ -164,6 +185,7 @@ class TraderApiKeyAdmin(KeyAdmin):
 class RequisiteAdmin(admin.ModelAdmin):
     form = RequisiteForm
     list_display = ["account", "holder_name", "method", "trader", "is_active", "daily_limit"]
+    ordering = ["-created_at"]
     list_filter = ["is_active", "trader__sandbox", "method", "trader"]
     search_fields = ["account", "holder_name", "trader__name"]
 
@@ -175,6 +197,7 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
         "order_id",
         "client_order_id",
         "terminal",
+        "mode",
         "side",
         "amount",
         "status",
@@ -183,8 +206,21 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
         "created_at",
     ]
     list_display_links = ["order_id"]
-    list_filter = ["status", "side", "terminal", "method", "trader"]
-    search_fields = ["=id", "client_order_id", "holder_account", "customer_account", "user_id"]
+    list_filter = [
+        "status",
+        "side",
+        lists.ModeFilter,
+        lists.OverdueFilter,
+        lists.PayerPaidFilter,
+        lists.ReceiptsFilter,
+        lists.AgeFilter,
+        "terminal",
+        "method",
+        "trader",
+    ]
+    search_fields = ["client_order_id"]  # shows the box; get_search_results says what it finds
+    search_help_text = lists.SEARCH_HELP
+    ordering = ["-created_at", "-id"]
     date_hierarchy = "created_at"
     list_select_related = ["terminal", "method", "trader"]
     actions = ["confirm_orders", "cancel_orders"]
@@ -196,6 +232,15 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     @admin.display(description=_("id"), ordering="id")
     def order_id(self, obj):
         return short_id(obj.pk)
+
+    @admin.display(description=_("mode"), ordering="livemode")
+    def mode(self, obj):
+        return gettext("live") if obj.livemode else gettext("sandbox")
+
+    def get_search_results(self, request, queryset, search_term):
+        if not search_term.strip():
+            return queryset, False
+        return queryset.filter(lists.order_search(search_term)), False
 
     @admin.display(description=_("what next"))
     def operator_actions(self, obj):

@@ -1,28 +1,11 @@
 """Figures as operators read them: one format for every number on the dashboard, the
-active language's (in Russian `7 350,00` and `75,0`, with a no-break space between
-thousands so a figure never wraps)."""
-
-from decimal import Decimal
+active language's (in Russian `7 350,00` and `75,0`), from core.admin_pages."""
 
 from django import template
-from django.utils.formats import number_format
+
+from core.admin_pages import operator_count, operator_money, operator_share
 
 register = template.Library()
-
-
-@register.filter
-def money(value) -> str:
-    """An amount with two decimals and grouped thousands."""
-    return number_format(Decimal(value or 0), decimal_pos=2, force_grouping=True)
-
-
-@register.filter
-def share(value) -> str:
-    """A percentage with one decimal."""
-    return number_format(Decimal(value or 0), decimal_pos=1, force_grouping=True)
-
-
-@register.filter
-def count(value) -> str:
-    """A whole number with grouped thousands."""
-    return number_format(int(value or 0), force_grouping=True)
+register.filter("money", operator_money)
+register.filter("share", operator_share)
+register.filter("count", operator_count)
