@@ -7,6 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from conftest import buy_body, sell_body, trader_for
+from orders.models import Order
 
 
 @pytest.fixture
@@ -122,3 +123,32 @@ def test_the_dashboard_is_russian_whatever_the_browser_and_english_by_choice(ope
 def test_the_api_keeps_speaking_english_to_russian_browsers(shop, db):
     response = shop.get("/api/v1/order/nothing-here", headers={"Accept-Language": "ru"})
     assert response.json()["message"] == "Order not found"
+
+
+def test_trader_load_draws_pending_now_and_every_figure_is_russian(operator, demo, shop):
+    first = shop.post("/api/v1/order/", buy_body(demo, amount="7350.00")).json()
+    trader_for(first).post(f"/api/v1/trader/orders/{first['id']}/confirm")
+    for amount in ["1100.00", "1200.00", "1300.00"]:
+        shop.post("/api/v1/order/", buy_body(demo, amount=amount))
+    html = operator.get("/admin/dashboard/?period=24h").content.decode()
+    chart = re.search(r'<svg data-testid="chart-trader-load".*?</svg>', html, re.S).group(0)
+    bars = [
+        (name, float(width))
+        for name, width in re.findall(
+            r'<text x="0" y="\d+">([^<]+)</text>.*?fill="#eee"/><rect x="\d+" y="\d+" '
+            r'width="([\d.]+)"',
+            chart,
+            re.S,
+        )
+    ]
+    pending = {}
+    for order in Order.objects.filter(status="Pending").select_related("trader"):
+        pending[order.trader.name] = pending.get(order.trader.name, 0) + 1
+    busiest = max(pending.values())
+    for name, width in bars:  # the bar is Pending now, scaled to the busiest trader
+        assert round(width / 440 * busiest, 3) == pending.get(name, 0), (name, width)
+    assert "в ожидании" in chart and "конверсия" in chart
+    assert figure(html, "kpi-volume-buy") == "7\xa0350,00"
+    assert '<span class="unit">₽</span>' in html and '<span class="unit">%' in html
+    legend = re.search(r'<svg data-testid="chart-orders-per-hour".*?</svg>', html, re.S).group(0)
+    assert "Завершён" in legend and "В ожидании" in legend and "MSK" in legend
