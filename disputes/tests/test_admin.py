@@ -1,6 +1,7 @@
 """The operators' dispute queue in the admin, through the test client as the demo
 operator (seed_demo creates it)."""
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -257,3 +258,16 @@ def test_the_decision_pages_are_for_signed_in_operators_only(shop, demo, client)
 def test_an_unknown_decision_is_404(shop, demo, operator):
     _, dispute = open_dispute(shop, demo)
     assert operator.get(f"{QUEUE}resolve/refund/?ids={dispute.pk}").status_code == 404
+
+
+def test_a_missing_second_confirmation_is_said_on_the_page(shop, demo, operator):
+    _, dispute = open_dispute(shop, demo, amount="800")
+    url = f"/admin/disputes/dispute/resolve/accept/?ids={dispute.pk}"
+    form = operator.get(url).content.decode()
+    assert 'data-testid="confirm-money-note"' in form
+    assert "required" not in re.search(r'<input[^>]*name="confirm_money"[^>]*>', form).group(0)
+    page = operator.post(url, {"comment": "Bank statement matches"}).content.decode()
+    assert 'data-testid="resolve-errors"' in page
+    assert "Tick this box to confirm the money that will move." in page
+    dispute.refresh_from_db()
+    assert not dispute.processed

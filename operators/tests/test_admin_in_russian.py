@@ -205,3 +205,9 @@ def test_messages_count_in_russian_plural_forms(count, text):
     with translation.override("ru"):
         said = ngettext("Accepted %d dispute.", "Accepted %d disputes.", count) % count
     assert said == text
+
+
+def test_view_site_opens_the_dashboard(client, superuser):
+    html = client.get(reverse("admin:index")).content.decode()
+    assert '<a href="/admin/dashboard/">Открыть сайт</a>' in html
+    assert client.get("/admin/dashboard/").status_code == 200
