@@ -7,7 +7,6 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 
 from core.csv_stream import csv_lines, csv_response
-from core.formats import iso_utc
 
 from .models import ActorKind
 from .selectors import FILTERS, audit_entries
@@ -15,7 +14,7 @@ from .services import audit_record
 
 PAGE_SIZE = 50
 CSV_COLUMNS = [
-    ("time", lambda e: iso_utc(e.created_at)),
+    ("time", lambda e: e.created_at),
     ("actor_kind", lambda e: e.actor_kind),
     ("actor_id", lambda e: e.actor_id),
     ("client_address", lambda e: e.client_address),

@@ -1,4 +1,6 @@
 from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 
 class KeyInline(admin.TabularInline):
@@ -43,11 +45,13 @@ class KeyAdmin(admin.ModelAdmin):
     def has_add_permission(self, request):
         return False  # keys are generated from their owner's page, never typed in
 
-    @admin.action(description="Revoke selected keys", permissions=["change"])
+    @admin.action(description=_("Revoke selected keys"), permissions=["change"])
     def revoke(self, request, queryset):
         revoked = 0
         for key in queryset.filter(revoked_at__isnull=True):
             self.revoke_key(key=key)
             self.log_change(request, key, "Revoked")
             revoked += 1
-        messages.success(request, f"Revoked {revoked} key(s).")
+        messages.success(
+            request, ngettext("Revoked %d key.", "Revoked %d keys.", revoked) % revoked
+        )

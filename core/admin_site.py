@@ -2,8 +2,9 @@
 second factor.
 
 Only `/admin/` is touched. The API and the payer's pages keep their own language and
-UTC; operators read times in `OPERATOR_TIME_ZONE` with the zone named, in Russian when
-their browser asks for it. With `ADMIN_2FA` on, a staff member signed in with a
+UTC; operators read times in `OPERATOR_TIME_ZONE` with the zone named, in
+`OPERATOR_LANGUAGE` (Russian) unless they chose another language with the switch in
+the header (Django's language cookie). With `ADMIN_2FA` on, a staff member signed in with a
 password alone reaches nothing but the two-factor page until a TOTP code is given.
 """
 
@@ -24,6 +25,16 @@ def operator_zone(name: str) -> zoneinfo.ZoneInfo:
     return zoneinfo.ZoneInfo(name)
 
 
+def operator_language(request) -> str:
+    """The language the operator chose (the header's switch sets Django's language
+    cookie), else the operators' default: not the browser's, so a new operator's
+    English-speaking browser still opens the back office in Russian."""
+    chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
+    if chosen in dict(settings.LANGUAGES):
+        return chosen
+    return settings.OPERATOR_LANGUAGE
+
+
 def needs_second_factor(user) -> bool:
     if not settings.ADMIN_2FA or not user.is_authenticated or not user.is_staff:
         return False
@@ -39,7 +50,7 @@ class OperatorAdminMiddleware:
         if not request.path.startswith(ADMIN_PREFIX):
             return self.get_response(request)
         timezone.activate(operator_zone(settings.OPERATOR_TIME_ZONE))
-        language = translation.get_language_from_request(request)
+        language = operator_language(request)
         translation.activate(language)
         request.LANGUAGE_CODE = language
         try:

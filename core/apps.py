@@ -2,6 +2,7 @@ from pathlib import Path
 
 from django.apps import AppConfig
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 
 
 def settings_dirs() -> list:
@@ -21,7 +22,7 @@ class CoreConfig(AppConfig):
     # The label the idempotency table and its migrations were made under, kept so a
     # deployed database needs no change.
     label = "paymentsvc"
-    verbose_name = "Service infrastructure"
+    verbose_name = _("Service infrastructure")
 
     def ready(self):
         from . import schema  # noqa: F401 - registers the OpenAPI authentication extensions

@@ -1,18 +1,33 @@
-"""CSV streamed as the rows come, with cells a spreadsheet will not run as formulas:
-the orders' export and the audit log's."""
+"""CSV streamed as the rows come, made for a Russian spreadsheet: the orders' export,
+the audit log's and the revenue report's.
+
+UTF-8 with a byte order mark (or Excel reads it as cp1251), `;` between fields (`,` is
+the decimal separator there), amounts with a decimal comma, times in the operators'
+zone as `DD.MM.YYYY HH:MM:SS` (which such a spreadsheet reads as a date; the zone is
+named in the file's name), and cells a spreadsheet will not run as formulas."""
 
 import csv
 from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime, tzinfo
+from decimal import Decimal
 
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 
+BOM = "\ufeff"
+DELIMITER = ";"
 # A spreadsheet runs a cell that starts like a formula; merchants write client_order_id.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def csv_cell(value) -> str:
-    text = "" if value is None else str(value)
+def csv_cell(value, zone: tzinfo | None = None) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, datetime):
+        return value.astimezone(zone).strftime("%d.%m.%Y %H:%M:%S")
+    if isinstance(value, Decimal):
+        return str(value).replace(".", ",")
+    text = str(value)
     return f"'{text}" if text.startswith(_FORMULA_START) else text
 
 
@@ -22,16 +37,23 @@ class _Echo:
 
 
 def csv_lines(columns: list[tuple[str, Callable]], rows: Iterable) -> Iterator[str]:
-    """The header (the columns' names), then one line per row, each cell `getter(row)`."""
-    writer = csv.writer(_Echo())
-    yield writer.writerow([name for name, _ in columns])
-    for row in rows:
-        yield writer.writerow([csv_cell(get(row)) for _, get in columns])
+    """The header (the columns' names), then one line per row, each cell `getter(row)`.
+    The zone is the one active now: the lines are written after the view returns."""
+    zone = timezone.get_current_timezone()
+    writer = csv.writer(_Echo(), delimiter=DELIMITER)
+
+    def lines():
+        yield BOM + writer.writerow([name for name, _ in columns])
+        for row in rows:
+            yield writer.writerow([csv_cell(get(row), zone) for _, get in columns])
+
+    return lines()
 
 
 def csv_response(lines: Iterator[str], *, name: str) -> StreamingHttpResponse:
-    """A download named `<name>-<UTC time>.csv`."""
-    stamp = timezone.now().strftime("%Y%m%d-%H%M%S")
+    """A download named `<name>-<time in the operators' zone>-<zone>.csv`."""
+    now = timezone.localtime(timezone.now())
+    stamp = f"{now:%Y%m%d-%H%M%S}-{now.tzname()}"
     response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{name}-{stamp}.csv"'
     return response

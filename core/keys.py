@@ -9,6 +9,8 @@ import hmac
 import secrets
 
 from django.db import models
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from .memo import WatchedQuerySet
 
@@ -26,14 +28,21 @@ def digests_match(a: str, b: str) -> bool:
 
 
 class ApiKeyBase(models.Model):
-    name = models.CharField(max_length=100, blank=True)
-    key_hash = models.CharField(max_length=64, unique=True, editable=False)
-    key_prefix = models.CharField(
-        max_length=12, editable=False, help_text="First characters, to tell keys apart"
+    name = models.CharField(max_length=100, blank=True, verbose_name=_("name"))
+    key_hash = models.CharField(
+        max_length=64, unique=True, editable=False, verbose_name=_("key hash")
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-    last_used_at = models.DateTimeField(null=True, blank=True, editable=False)
+    key_prefix = models.CharField(
+        max_length=12,
+        editable=False,
+        help_text=_("First characters, to tell keys apart"),
+        verbose_name=_("key prefix"),
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    revoked_at = models.DateTimeField(null=True, blank=True, verbose_name=_("revoked at"))
+    last_used_at = models.DateTimeField(
+        null=True, blank=True, editable=False, verbose_name=_("last used at")
+    )
 
     objects = WatchedQuerySet.as_manager()
 
@@ -49,5 +58,5 @@ class ApiKeyBase(models.Model):
         self.key_prefix = raw[:8]
 
     def __str__(self):
-        state = "revoked" if self.revoked_at else "active"
+        state = gettext("revoked") if self.revoked_at else gettext("active")
         return f"{self.key_prefix}… ({state})"

@@ -1,7 +1,5 @@
-import uuid
 from decimal import Decimal
 
-from django import forms
 from django.contrib import admin, messages
 from django.db.models import Q
 from django.http import Http404
@@ -9,35 +7,20 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
-from core.admin_pages import short_id
+from core.admin_pages import operator_time, short_id, uuid_prefix
 from core.errors import ServiceError
 from core.files import private_file_response
 from finance.models import Balance
 from webhooks.admin import order_history
 
 from . import services
+from .admin_files import DisputeFileInline, evidence_link
+from .admin_forms import ResolveForm
 from .models import Dispute, DisputeFile
 from .selectors import dispute_effect
-
-
-class ResolveForm(forms.Form):
-    comment = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 4, "cols": 60}),
-        max_length=2000,
-        help_text="Why: kept with the dispute and shown to other operators.",
-    )
-
-    def __init__(self, *args, large_claims: list[str] | None = None, **kwargs):
-        super().__init__(*args, **kwargs)
-        if large_claims:
-            # A claim far from the order's amount moves that much money: a second,
-            # explicit confirmation that names it.
-            self.fields["confirm_money"] = forms.BooleanField(
-                required=True,
-                label="I confirm the money that will move: " + "; ".join(large_claims),
-            )
-
 
 # Accepting a claim that differs from its order's amount by more than this share
 # needs the explicit confirmation above.
@@ -52,50 +35,20 @@ def large_claims(disputes) -> list[str]:
         if d.processed or abs(d.amount - order.amount) <= order.amount * LARGE_CLAIM_SHARE:
             continue
         if order.completable_by_dispute:
-            moves = (
-                f"completes the order as paid {d.amount} {order.currency}, credited less the fee"
-            )
+            moves = gettext(
+                "completes the order as paid {amount} {currency}, credited less the fee"
+            ).format(amount=d.amount, currency=order.currency)
         else:
-            moves = "records the decision only; no money moves"
+            moves = gettext("records the decision only; no money moves")
         out.append(
-            f"dispute {d.pk} claims {d.amount} {order.currency} on an order of "
-            f"{order.amount} {order.currency}: {moves}"
+            gettext(
+                "dispute {id} claims {claimed} {currency} on an order of "
+                "{amount} {currency}: {moves}"
+            ).format(
+                id=d.pk, claimed=d.amount, amount=order.amount, currency=order.currency, moves=moves
+            )
         )
     return out
-
-
-class DisputeFileInline(admin.TabularInline):
-    model = DisputeFile
-    extra = 0
-    can_delete = False
-    fields = ["preview", "content_type", "size", "original_name", "created_at"]
-    readonly_fields = fields
-    verbose_name = "evidence file"
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    @admin.display(description="evidence")
-    def preview(self, obj):
-        url = reverse("admin:disputes_evidence", args=[obj.pk])
-        return _evidence_link(url, content_type=obj.content_type, label=f"evidence {obj.pk}")
-
-
-def _evidence_link(url: str, *, content_type: str, label: str):
-    """An image previewed (served inline to the operator), anything else a download."""
-    if content_type.startswith("image/"):
-        return format_html(
-            '<a href="{}"><img src="{}?inline=1" alt="{}" '
-            'style="max-height:200px;max-width:320px"></a><br><a href="{}">Download</a>',
-            url,
-            url,
-            label,
-            url,
-        )
-    return format_html('<a href="{}">Download</a>', url)
 
 
 @admin.register(Dispute)
@@ -114,7 +67,7 @@ class DisputeAdmin(admin.ModelAdmin):
     ]
     list_filter = ["processed", "resolution", "terminal"]
     search_fields = ["order__client_order_id"]
-    search_help_text = "Order id, dispute id or client order id"
+    search_help_text = _("Order id or its first 8 characters, dispute id or client order id")
     list_select_related = ["order", "terminal"]
     # The queue: what still needs a decision first, newest first within each group.
     ordering = ["processed", "-created_at"]
@@ -137,7 +90,7 @@ class DisputeAdmin(admin.ModelAdmin):
     ]
     fieldsets = [
         (
-            "Dispute",
+            _("Dispute"),
             {
                 "fields": [
                     "order",
@@ -153,13 +106,15 @@ class DisputeAdmin(admin.ModelAdmin):
                 ]
             },
         ),
-        ("Order", {"fields": ["order_details", "history"]}),
+        (_("Order"), {"fields": ["order_details", "history"]}),
         (
-            "Payer's receipts",
+            _("Payer's receipts"),
             {
                 "fields": ["payer_receipts"],
-                "description": "Attached by the payer on the payment page; evidence beside "
-                "the merchant's files, not counted toward their 5.",
+                "description": _(
+                    "Attached by the payer on the payment page; evidence beside "
+                    "the merchant's files, not counted toward their 5."
+                ),
             },
         ),
     ]
@@ -179,10 +134,9 @@ class DisputeAdmin(admin.ModelAdmin):
         if not term:
             return queryset, duplicates
         extra = Q()
-        try:
-            extra |= Q(order_id=uuid.UUID(term))
-        except ValueError:
-            pass
+        by_order = uuid_prefix(term, field="order_id")
+        if by_order is not None:
+            extra |= by_order
         if term.isascii() and term.isdigit() and int(term) < 2**63:
             extra |= Q(pk=int(term))
         if extra:
@@ -195,59 +149,61 @@ class DisputeAdmin(admin.ModelAdmin):
         extra_context["show_save_and_continue"] = False
         return super().change_view(request, object_id, form_url, extra_context)
 
-    @admin.display(description="claimed amount (what the merchant says was paid)")
+    @admin.display(description=_("claimed amount (what the merchant says was paid)"))
     def claimed_amount(self, obj):
-        return f"{obj.amount} {obj.order.currency} (order amount {obj.order.amount})"
+        return gettext("{claimed} {currency} (order amount {amount})").format(
+            claimed=obj.amount, currency=obj.order.currency, amount=obj.order.amount
+        )
 
-    @admin.display(description="order", ordering="order_id")
+    @admin.display(description=_("order"), ordering="order_id")
     def order_short_id(self, obj):
         return short_id(obj.order_id)
 
-    @admin.display(description="claimed", ordering="amount")
+    @admin.display(description=_("claimed"), ordering="amount")
     def claimed(self, obj):
         return obj.amount
 
-    @admin.display(description="decision")
+    @admin.display(description=_("decision"))
     def decide(self, obj):
         if obj.processed:
             return "-"
         links = [
             (reverse("admin:disputes_resolve", args=[d]) + f"?ids={obj.pk}", label)
-            for d, label in (("accept", "Accept…"), ("reject", "Reject…"))
+            for d, label in (("accept", gettext("Accept…")), ("reject", gettext("Reject…")))
         ]
         return format_html_join(" ", '<a class="button" href="{}">{}</a>', links)
 
-    @admin.display(description="client order id")
+    @admin.display(description=_("client order id"))
     def client_order_id(self, obj):
         return obj.order.client_order_id
 
-    @admin.display(description="order amount")
+    @admin.display(description=_("order amount"))
     def order_amount(self, obj):
         return obj.order.amount
 
-    @admin.display(description="order status")
+    @admin.display(description=_("order status"))
     def order_status(self, obj):
         return obj.order.shown_status
 
-    @admin.display(description="order")
+    @admin.display(description=_("order"))
     def order_details(self, obj):
         o = obj.order
         rows = [
-            ("order id", o.pk),
-            ("client order id", o.client_order_id),
-            ("side", o.side),
-            ("status", o.shown_status),
-            ("amount", f"{o.amount} {o.currency}"),
-            ("fee", o.fee),
-            ("fee amount", o.fee_amount),
-            ("paid amount", o.paid_amount),
-            ("method", o.method),
-            ("requisite", f"{o.holder_name} {o.holder_account}"),
-            ("customer account", o.customer_account),
-            ("trader", o.trader),
-            ("created", o.created_at),
-            ("expires", o.expires_at),
-            ("closed by", o.closed_by),
+            (gettext("order id"), o.pk),
+            (gettext("client order id"), o.client_order_id),
+            (gettext("side"), o.side),
+            (gettext("status"), o.shown_status),
+            (gettext("amount"), f"{o.amount} {o.currency}"),
+            (gettext("fee"), o.fee),
+            (gettext("fee amount"), o.fee_amount),
+            (gettext("paid amount"), o.paid_amount),
+            (gettext("method"), o.method),
+            (gettext("requisite"), f"{o.holder_name} {o.holder_account}"),
+            (gettext("customer account"), o.customer_account),
+            (gettext("trader"), o.trader),
+            (gettext("created"), operator_time(o.created_at)),
+            (gettext("expires"), operator_time(o.expires_at)),
+            (gettext("closed by"), o.closed_by),
         ]
         table = format_html_join(
             "",
@@ -255,15 +211,24 @@ class DisputeAdmin(admin.ModelAdmin):
             ((k, v if v not in (None, "") else "-") for k, v in rows),
         )
         links = [
-            (reverse("admin:orders_order_change", args=[o.pk]), "Open the order"),
-            (reverse("admin:orders_order_history", args=[o.pk]), "its history"),
-            (reverse("admin:webhooks_webhookevent_changelist") + f"?q={o.pk}", "its webhooks"),
-            (reverse("admin:disputes_dispute_history", args=[obj.pk]), "the dispute's history"),
+            (reverse("admin:orders_order_change", args=[o.pk]), gettext("Open the order")),
+            (reverse("admin:orders_order_history", args=[o.pk]), gettext("its history")),
+            (
+                reverse("admin:webhooks_webhookevent_changelist") + f"?q={o.pk}",
+                gettext("its webhooks"),
+            ),
+            (
+                reverse("admin:disputes_dispute_history", args=[obj.pk]),
+                gettext("the dispute's history"),
+            ),
         ]
         balance = Balance.objects.filter(terminal_id=o.terminal_id).only("pk").first()
         if balance is not None:
             links.append(
-                (reverse("admin:finance_balance_change", args=[balance.pk]), "merchant's balance")
+                (
+                    reverse("admin:finance_balance_change", args=[balance.pk]),
+                    gettext("merchant's balance"),
+                )
             )
         return format_html(
             "<table>{}</table><p>{}</p>",
@@ -271,29 +236,29 @@ class DisputeAdmin(admin.ModelAdmin):
             format_html_join(" · ", '<a href="{}">{}</a>', links),
         )
 
-    @admin.display(description="order history (events and webhook deliveries)")
+    @admin.display(description=_("order history (events and webhook deliveries)"))
     def history(self, obj):
         back = reverse("admin:disputes_dispute_change", args=[obj.pk])
         return order_history(order_id=obj.order_id, back=back)
 
-    @admin.display(description="receipts")
+    @admin.display(description=_("receipts"))
     def payer_receipts(self, obj):
         receipts = services.dispute_receipts(dispute=obj)
         if not receipts:
             return "-"
         items = format_html_join(
             "",
-            "<li>{} · {} · {} bytes · {}</li>",
+            "<li>{} · {} · {} " + gettext("bytes") + " · {}</li>",
             (
                 (
-                    _evidence_link(
+                    evidence_link(
                         reverse("admin:disputes_receipt", args=[r.pk]),
                         content_type=r.content_type,
-                        label=f"receipt {r.pk}",
+                        label=gettext("receipt {id}").format(id=r.pk),
                     ),
                     r.content_type,
                     r.size,
-                    r.uploaded_at,
+                    operator_time(r.uploaded_at),
                 )
                 for r in receipts
             ),
@@ -343,13 +308,19 @@ class DisputeAdmin(admin.ModelAdmin):
         ids = ",".join(str(pk) for pk in queryset.values_list("pk", flat=True))
         return redirect(reverse("admin:disputes_resolve", args=[decision]) + f"?ids={ids}")
 
-    @admin.action(description="Accept selected disputes…", permissions=["change"])
+    @admin.action(description=_("Accept selected disputes…"), permissions=["change"])
     def accept(self, request, queryset):
         return self._start(request, queryset, "accept")
 
-    @admin.action(description="Reject selected disputes…", permissions=["change"])
+    @admin.action(description=_("Reject selected disputes…"), permissions=["change"])
     def reject(self, request, queryset):
         return self._start(request, queryset, "reject")
+
+    LOGGED = {"accept": "Accepted: {comment}", "reject": "Rejected: {comment}"}
+    TITLES = {
+        "accept": lambda n: ngettext("Accept %d dispute", "Accept %d disputes", n),
+        "reject": lambda n: ngettext("Reject %d dispute", "Reject %d disputes", n),
+    }
 
     def resolve_view(self, request, decision):
         """The confirmation page of the accept/reject actions: asks for the comment."""
@@ -358,7 +329,7 @@ class DisputeAdmin(admin.ModelAdmin):
         ids = [int(x) for x in request.GET.get("ids", "").split(",") if x.isdigit()]
         disputes = list(Dispute.objects.filter(pk__in=ids).select_related("order").order_by("pk"))
         if not disputes:
-            messages.warning(request, "No disputes selected.")
+            messages.warning(request, gettext("No disputes selected."))
             return redirect("admin:disputes_dispute_changelist")
         form = ResolveForm(
             request.POST or None,
@@ -377,20 +348,26 @@ class DisputeAdmin(admin.ModelAdmin):
                     self.log_change(
                         request,
                         dispute,
-                        f"{decision.capitalize()}ed: {form.cleaned_data['comment']}",
+                        self.LOGGED[decision].format(comment=form.cleaned_data["comment"]),
                     )
                     done += 1
                 except ServiceError as exc:
-                    messages.error(request, f"Dispute {dispute.pk}: {exc.message}")
+                    messages.error(
+                        request,
+                        gettext("Dispute {id}: {error}").format(id=dispute.pk, error=exc.message),
+                    )
             if done:
-                verb = "Accepted" if decision == "accept" else "Rejected"
-                messages.success(request, f"{verb} {done} dispute(s).")
+                if decision == "accept":
+                    done_text = ngettext("Accepted %d dispute.", "Accepted %d disputes.", done)
+                else:
+                    done_text = ngettext("Rejected %d dispute.", "Rejected %d disputes.", done)
+                messages.success(request, done_text % done)
             return redirect("admin:disputes_dispute_changelist")
         for dispute in disputes:
             dispute.effect = dispute_effect(dispute=dispute, accept=decision == "accept")
         context = {
             **self.admin_site.each_context(request),
-            "title": f"{decision.capitalize()} {len(disputes)} dispute(s)",
+            "title": self.TITLES[decision](len(disputes)) % len(disputes),
             "disputes": disputes,
             "effects": [dispute_effect(dispute=d, accept=decision == "accept") for d in disputes],
             "decision": decision,

@@ -3,6 +3,7 @@
 from datetime import datetime
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 
 from core.formats import parse_uuid
 from core.money import quantize_money
@@ -49,11 +50,13 @@ def dispute_effect(*, dispute: Dispute, accept: bool) -> str:
     +760.00 RUB" or that only the decision is recorded."""
     order = dispute.order
     if not accept:
-        return "decision recorded; no money moves"
+        return gettext("decision recorded; no money moves")
     if not order.completable_by_dispute:
-        return (
-            f"decision recorded; the {order.status} {order.side} order and money stay as they are"
-        )
+        return gettext(
+            "decision recorded; the {status} {side} order and money stay as they are"
+        ).format(status=order.status, side=order.side)
     paid = quantize_money(dispute.amount)
     credit = merchant_credit(paid, order.fee_on(paid))
-    return f"order {order.shown_status} -> Completed, merchant +{credit} {order.currency}"
+    return gettext("order {status} -> Completed, merchant +{credit} {currency}").format(
+        status=order.shown_status, credit=credit, currency=order.currency
+    )

@@ -3,6 +3,8 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from core.admin_keys import KeyAdmin, KeyInline
 from core.errors import ServiceError
@@ -81,21 +83,27 @@ class TerminalAdmin(admin.ModelAdmin):
     inlines = [TerminalMethodInline, ApiKeyInline]
     actions = ["generate_api_key", "rotate_webhook_secret"]
 
-    @admin.display(description="balance")
+    @admin.display(description=_("balance"))
     def balance_link(self, obj):
         balance = getattr(obj, "balance", None)
         if balance is None:
             return "-"
         url = reverse("admin:finance_balance_change", args=[balance.pk])
         return format_html(
-            '<a href="{}">{} available, {} frozen</a>', url, balance.available, balance.frozen
+            '<a href="{}">{}</a>',
+            url,
+            gettext("{available} available, {frozen} frozen").format(
+                available=balance.available, frozen=balance.frozen
+            ),
         )
 
-    @admin.display(description="webhook secret")
+    @admin.display(description=_("webhook secret"))
     def webhook_secret_hint(self, obj):
         if not obj or not obj.webhook_secret:
-            return "made when the terminal is saved, and shown once"
-        return f"{obj.webhook_secret[:10]}… (rotate to hand over a new one)"
+            return gettext("made when the terminal is saved, and shown once")
+        return gettext("{hint}… (rotate to hand over a new one)").format(
+            hint=obj.webhook_secret[:10]
+        )
 
     def save_model(self, request, obj, form, change):
         if change:
@@ -117,10 +125,13 @@ class TerminalAdmin(admin.ModelAdmin):
         obj.pk = created.pk
         obj._state.adding = False
         messages.warning(
-            request, f"Webhook secret for {created.name}: {secret} — hand it to the merchant now."
+            request,
+            gettext("Webhook secret for {name}: {secret} — hand it to the merchant now.").format(
+                name=created.name, secret=secret
+            ),
         )
 
-    @admin.action(description="Generate a new API key (shown once)", permissions=["change"])
+    @admin.action(description=_("Generate a new API key (shown once)"), permissions=["change"])
     def generate_api_key(self, request, queryset):
         for terminal in queryset:
             key, raw = services.api_key_issue(
@@ -128,11 +139,14 @@ class TerminalAdmin(admin.ModelAdmin):
             )
             self.log_change(request, terminal, f"Issued API key {key.key_prefix}…")
             messages.warning(
-                request, f"New key for {terminal.name}: {raw} — copy it now, it is not shown again."
+                request,
+                gettext("New key for {name}: {key} — copy it now, it is not shown again.").format(
+                    name=terminal.name, key=raw
+                ),
             )
 
     @admin.action(
-        description="Rotate the webhook signing secret (shown once)", permissions=["change"]
+        description=_("Rotate the webhook signing secret (shown once)"), permissions=["change"]
     )
     def rotate_webhook_secret(self, request, queryset):
         for terminal in queryset:
@@ -140,8 +154,10 @@ class TerminalAdmin(admin.ModelAdmin):
             self.log_change(request, terminal, "Rotated the webhook signing secret")
             messages.warning(
                 request,
-                f"New webhook secret for {terminal.name}: {secret} — hand it to the merchant now. "
-                "The old one keeps signing beside it for 24 hours.",
+                gettext(
+                    "New webhook secret for {name}: {secret} — hand it to the merchant now. "
+                    "The old one keeps signing beside it for 24 hours."
+                ).format(name=terminal.name, secret=secret),
             )
 
 
@@ -182,12 +198,20 @@ class BalanceAdmin(admin.ModelAdmin):
         "currency",
         "available",
         "frozen",
-        "total",
+        "balance_total",
         "updated_at",
         "adjust_link",
     ]
     search_fields = ["terminal__name", "id"]
-    readonly_fields = ["id", "terminal", "currency", "available", "frozen", "total", "updated_at"]
+    readonly_fields = [
+        "id",
+        "terminal",
+        "currency",
+        "available",
+        "frozen",
+        "balance_total",
+        "updated_at",
+    ]
     fields = readonly_fields
 
     def has_add_permission(self, request):
@@ -196,11 +220,16 @@ class BalanceAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="")
+    @admin.display(description=_("total"))
+    def balance_total(self, obj):
+        return obj.total
+
+    @admin.display(description=_("adjust"))
     def adjust_link(self, obj):
         return format_html(
-            '<a href="{}">Top up / withdraw</a>',
+            '<a href="{}">{}</a>',
             reverse("admin:finance_balance_adjust", args=[obj.pk]),
+            gettext("Top up / withdraw"),
         )
 
     def get_urls(self):
@@ -218,7 +247,7 @@ class BalanceAdmin(admin.ModelAdmin):
         if not self.has_view_permission(request, balance) or not request.user.has_perm(
             "finance.add_transaction"
         ):
-            messages.error(request, "You may not adjust balances.")
+            messages.error(request, gettext("You may not adjust balances."))
             return redirect("admin:finance_balance_changelist")
         form = AdjustForm(request.POST or None)
         if request.method == "POST" and form.is_valid():
@@ -237,11 +266,13 @@ class BalanceAdmin(admin.ModelAdmin):
                     balance,
                     f"Adjusted by {form.cleaned_data['amount']}: {form.cleaned_data['comment']}",
                 )
-                messages.success(request, "Balance adjusted; the ledger has a new transaction.")
+                messages.success(
+                    request, gettext("Balance adjusted; the ledger has a new transaction.")
+                )
                 return redirect("admin:finance_balance_change", balance.pk)
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Adjust the balance of {balance.terminal}",
+            "title": gettext("Adjust the balance of {terminal}").format(terminal=balance.terminal),
             "balance": balance,
             "form": form,
             "opts": self.model._meta,

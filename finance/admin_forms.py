@@ -5,6 +5,8 @@ import json
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from core.errors import ServiceError
 from core.formats import http_url_problem
@@ -33,7 +35,9 @@ class TerminalMethodFormSet(forms.BaseInlineFormSet):
             if not button or data.get("DELETE"):
                 continue
             if button in seen:
-                raise ValidationError(f"The {button} button is given to two methods.")
+                raise ValidationError(
+                    gettext("The {button} button is given to two methods.").format(button=button)
+                )
             seen[button] = form
 
 
@@ -59,13 +63,17 @@ class UrlLinesField(forms.Field):
             try:
                 return json.loads(text)
             except ValueError:
-                raise ValidationError("One URL per line, or a JSON list of URLs.") from None
+                raise ValidationError(
+                    gettext("One URL per line, or a JSON list of URLs.")
+                ) from None
         return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 class TerminalForm(forms.ModelForm):
     webhook_urls = UrlLinesField(
-        required=False, help_text="One URL per line; every order's events are sent to each."
+        required=False,
+        label=_("Webhook URLs"),
+        help_text=_("One URL per line; every order's events are sent to each."),
     )
 
     class Meta:
@@ -87,9 +95,11 @@ class TerminalForm(forms.ModelForm):
         if urls in (None, ""):
             return []
         if not isinstance(urls, list) or not all(isinstance(u, str) for u in urls):
-            raise ValidationError('A JSON list of URLs, e.g. ["https://shop.example/hooks"].')
+            raise ValidationError(
+                gettext('A JSON list of URLs, e.g. ["https://shop.example/hooks"].')
+            )
         if len(urls) > WEBHOOK_URLS_MAX:
-            raise ValidationError(f"At most {WEBHOOK_URLS_MAX} URLs.")
+            raise ValidationError(gettext("At most {count} URLs.").format(count=WEBHOOK_URLS_MAX))
         for url in urls:
             problem = http_url_problem(url, max_length=WEBHOOK_URL_MAX_LENGTH)
             if problem:
@@ -137,16 +147,21 @@ class PaymentMethodForm(forms.ModelForm):
 
 class AdjustForm(forms.Form):
     amount = forms.DecimalField(
-        max_digits=20, decimal_places=2, help_text="Positive: top-up. Negative: withdrawal."
+        max_digits=20,
+        decimal_places=2,
+        label=_("Amount"),
+        help_text=_("Positive: top-up. Negative: withdrawal."),
     )
     comment = forms.CharField(
-        max_length=500, help_text="Shown to the merchant as client_description"
+        max_length=500,
+        label=_("Comment"),
+        help_text=_("Shown to the merchant as client_description"),
     )
 
     def clean_amount(self):
         amount = self.cleaned_data["amount"]
         if amount == 0:
-            raise ValidationError("Amount must not be zero")
+            raise ValidationError(gettext("Amount must not be zero"))
         return amount
 
 
@@ -162,4 +177,4 @@ class BlacklistForm(forms.ModelForm):
                 return normalize_account(raw, method_type)
             except ServiceError:
                 continue
-        raise ValidationError("Enter a Russian phone number (+7…) or a card number")
+        raise ValidationError(gettext("Enter a Russian phone number (+7…) or a card number"))

@@ -14,44 +14,40 @@ import uuid
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from core.keys import ApiKeyBase
 from core.memo import WatchedQuerySet
 from core.money import MoneyField
 
-
-class Currency(models.TextChoices):
-    RUB = "RUB", "RUB"
-
-
-class Side(models.TextChoices):
-    BUY = "Buy", "Buy"
-    SELL = "Sell", "Sell"
-
-
-class MethodType(models.TextChoices):
-    SBP = "SBP", "SBP"
-    BANK_CARD = "BankCard", "BankCard"
-
-
-class IntegrationType(models.TextChoices):
-    H2H = "h2h", "h2h"
-    ORDER_WITH_FORM = "order_with_form", "order_with_form"
-
-
-class ButtonName(models.TextChoices):
-    ALFAPAY = "AlfaPay", "AlfaPay"
-    SBERPAY = "SberPay", "SberPay"
-    TPAY = "TPay", "TPay"
-    VTBPAY = "VTBPay", "VTBPay"
+from .choices import (  # noqa: F401 - the choices are imported from here too
+    CREDIT_TYPES,
+    DEBIT_TYPES,
+    MERCHANT_TRANSACTION_TYPES,
+    TRADER_TRANSACTION_TYPES,
+    AccountKind,
+    ButtonName,
+    Currency,
+    IntegrationType,
+    MethodType,
+    ReserveState,
+    Side,
+    TransactionType,
+)
 
 
 class Client(models.Model):
     """A merchant account; it owns one or more terminals."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    name = models.CharField(max_length=200, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("id")
+    )
+    name = models.CharField(max_length=200, unique=True, verbose_name=_("name"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("client")
+        verbose_name_plural = _("clients")
 
     objects = WatchedQuerySet.as_manager()
 
@@ -66,30 +62,57 @@ WEBHOOK_URL_MAX_LENGTH = 512
 
 
 class Terminal(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    client = models.ForeignKey(Client, on_delete=models.PROTECT, related_name="terminals")
-    name = models.CharField("display name", max_length=200)
-    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
-    integration_type = models.CharField(
-        max_length=20, choices=IntegrationType.choices, default=IntegrationType.H2H
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("id")
     )
-    form_activated = models.BooleanField(default=False)
-    webhook_urls = models.JSONField(default=list, blank=True, help_text="List of URLs")
-    webhook_secret = models.CharField(max_length=200, help_text="whsec_ + base64 secret")
+    client = models.ForeignKey(
+        Client, on_delete=models.PROTECT, related_name="terminals", verbose_name=_("client")
+    )
+    name = models.CharField(_("display name"), max_length=200)
+    currency = models.CharField(
+        max_length=3, choices=Currency.choices, default=Currency.RUB, verbose_name=_("currency")
+    )
+    integration_type = models.CharField(
+        max_length=20,
+        choices=IntegrationType.choices,
+        default=IntegrationType.H2H,
+        verbose_name=_("integration type"),
+    )
+    form_activated = models.BooleanField(default=False, verbose_name=_("form activated"))
+    webhook_urls = models.JSONField(
+        default=list, blank=True, help_text=_("List of URLs"), verbose_name=_("webhook urls")
+    )
+    webhook_secret = models.CharField(
+        max_length=200, help_text=_("whsec_ + base64 secret"), verbose_name=_("webhook secret")
+    )
     # After a rotation the old secret keeps signing beside the new one until
     # webhook_secret_previous_until, so receivers switch without a failed delivery.
-    webhook_secret_previous = models.CharField(max_length=200, blank=True, editable=False)
-    webhook_secret_previous_until = models.DateTimeField(null=True, blank=True, editable=False)
-    antifraud_max_pending = models.PositiveIntegerField(
-        null=True, blank=True, help_text="Pending orders per user_id; empty: the service default"
+    webhook_secret_previous = models.CharField(
+        max_length=200, blank=True, editable=False, verbose_name=_("webhook secret previous")
     )
-    is_active = models.BooleanField(default=True)
+    webhook_secret_previous_until = models.DateTimeField(
+        null=True, blank=True, editable=False, verbose_name=_("webhook secret previous until")
+    )
+    antifraud_max_pending = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text=_("Pending orders per user_id; empty: the service default"),
+        verbose_name=_("antifraud max pending"),
+    )
+    is_active = models.BooleanField(default=True, verbose_name=_("is active"))
     sandbox = models.BooleanField(
         default=False,
-        help_text="Test mode: its orders go only to sandbox traders, magic amounts act on "
-        "their own, and its orders are livemode=false",
+        help_text=_(
+            "Test mode: its orders go only to sandbox traders, magic amounts act on "
+            "their own, and its orders are livemode=false"
+        ),
+        verbose_name=_("sandbox"),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("terminal")
+        verbose_name_plural = _("terminals")
 
     objects = WatchedQuerySet.as_manager()
 
@@ -104,10 +127,13 @@ class Terminal(models.Model):
 
 
 class ApiKey(ApiKeyBase):
-    terminal = models.ForeignKey(Terminal, on_delete=models.CASCADE, related_name="api_keys")
+    terminal = models.ForeignKey(
+        Terminal, on_delete=models.CASCADE, related_name="api_keys", verbose_name=_("terminal")
+    )
 
     class Meta:
-        verbose_name = "terminal API key"
+        verbose_name_plural = _("terminal API keys")
+        verbose_name = _("terminal API key")
 
 
 def method_enabled_on(
@@ -149,37 +175,60 @@ class FeeRangeQuerySet(WatchedQuerySet):
 
 
 class PaymentMethod(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    name = models.CharField(max_length=100, help_text="English name, also the API's method_name")
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("id")
+    )
+    name = models.CharField(
+        max_length=100,
+        help_text=_("English name, also the API's method_name"),
+        verbose_name=_("name"),
+    )
     name_ru = models.CharField(
         max_length=100,
         blank=True,
-        help_text="Russian name shown to payers (the English one when empty)",
+        help_text=_("Russian name shown to payers (the English one when empty)"),
+        verbose_name=_("name ru"),
     )
-    method_type = models.CharField(max_length=20, choices=MethodType.choices)
-    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
-    nspk_code = models.CharField(max_length=20, null=True, blank=True, db_index=True)
+    method_type = models.CharField(
+        max_length=20, choices=MethodType.choices, verbose_name=_("method type")
+    )
+    currency = models.CharField(
+        max_length=3, choices=Currency.choices, default=Currency.RUB, verbose_name=_("currency")
+    )
+    nspk_code = models.CharField(
+        max_length=20, null=True, blank=True, db_index=True, verbose_name=_("nspk code")
+    )
     is_aggregate = models.BooleanField(
-        default=False, help_text="Matches any bank's requisite of the same method type"
+        default=False,
+        help_text=_("Matches any bank's requisite of the same method type"),
+        verbose_name=_("is aggregate"),
     )
-    is_active = models.BooleanField(default=True)
+    is_active = models.BooleanField(default=True, verbose_name=_("is active"))
     bank_slug = models.CharField(
         max_length=30,
         blank=True,
-        help_text="customer_bank value (sberbank, vtb, tinkoff, alfabank)",
+        help_text=_("customer_bank value (sberbank, vtb, tinkoff, alfabank)"),
+        verbose_name=_("bank slug"),
     )
     deeplink_template = models.CharField(
         max_length=500,
         blank=True,
-        help_text="Bank deeplink; placeholders {account} {amount} {order_id}",
+        help_text=_("Bank deeplink; placeholders {account} {amount} {order_id}"),
+        verbose_name=_("deeplink template"),
     )
-    hint_ru = models.TextField(blank=True, help_text="Payer's hint on the form, Russian")
-    hint_en = models.TextField(blank=True, help_text="Payer's hint on the form, English")
-    created_at = models.DateTimeField(auto_now_add=True)
+    hint_ru = models.TextField(
+        blank=True, help_text=_("Payer's hint on the form, Russian"), verbose_name=_("hint ru")
+    )
+    hint_en = models.TextField(
+        blank=True, help_text=_("Payer's hint on the form, English"), verbose_name=_("hint en")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     objects = PaymentMethodQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("payment method")
+        verbose_name_plural = _("payment methods")
         ordering = ["name"]
 
     def __str__(self):
@@ -191,20 +240,30 @@ class PaymentMethod(models.Model):
 
 
 class FeeRange(models.Model):
-    method = models.ForeignKey(PaymentMethod, on_delete=models.CASCADE, related_name="ranges")
-    side = models.CharField(max_length=4, choices=Side.choices)
-    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
-    min_amount = MoneyField()
-    max_amount = MoneyField()
-    fee = models.DecimalField(max_digits=7, decimal_places=2, help_text="Percent")
-    fixed_fee = MoneyField(default=0)
+    method = models.ForeignKey(
+        PaymentMethod, on_delete=models.CASCADE, related_name="ranges", verbose_name=_("method")
+    )
+    side = models.CharField(max_length=4, choices=Side.choices, verbose_name=_("side"))
+    currency = models.CharField(
+        max_length=3, choices=Currency.choices, default=Currency.RUB, verbose_name=_("currency")
+    )
+    min_amount = MoneyField(verbose_name=_("min amount"))
+    max_amount = MoneyField(verbose_name=_("max amount"))
+    fee = models.DecimalField(
+        max_digits=7, decimal_places=2, help_text=_("Percent"), verbose_name=_("fee")
+    )
+    fixed_fee = MoneyField(default=0, verbose_name=_("fixed fee"))
     # The trader's reward, a percent of the order's paid amount (Buy) or amount (Sell);
     # never shown to merchants.
-    trader_reward_percent = models.DecimalField(max_digits=7, decimal_places=2, default=0)
+    trader_reward_percent = models.DecimalField(
+        max_digits=7, decimal_places=2, default=0, verbose_name=_("trader reward percent")
+    )
 
     objects = FeeRangeQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("fee range")
+        verbose_name_plural = _("fee ranges")
         ordering = ["side", "min_amount"]
         constraints = [
             models.CheckConstraint(condition=Q(min_amount__gt=0), name="feerange_min_positive"),
@@ -223,14 +282,26 @@ class FeeRange(models.Model):
 class TerminalMethod(models.Model):
     """A method enabled on a terminal, optionally offered as a form button."""
 
-    terminal = models.ForeignKey(Terminal, on_delete=models.CASCADE, related_name="methods")
-    method = models.ForeignKey(PaymentMethod, on_delete=models.CASCADE, related_name="terminals")
-    enabled = models.BooleanField(default=True)
-    button_name = models.CharField(max_length=10, choices=ButtonName.choices, null=True, blank=True)
+    terminal = models.ForeignKey(
+        Terminal, on_delete=models.CASCADE, related_name="methods", verbose_name=_("terminal")
+    )
+    method = models.ForeignKey(
+        PaymentMethod, on_delete=models.CASCADE, related_name="terminals", verbose_name=_("method")
+    )
+    enabled = models.BooleanField(default=True, verbose_name=_("enabled"))
+    button_name = models.CharField(
+        max_length=10,
+        choices=ButtonName.choices,
+        null=True,
+        blank=True,
+        verbose_name=_("button name"),
+    )
 
     objects = WatchedQuerySet.as_manager()
 
     class Meta:
+        verbose_name = _("terminal method")
+        verbose_name_plural = _("terminal methods")
         constraints = [
             models.UniqueConstraint(fields=["terminal", "method"], name="terminalmethod_unique"),
             models.UniqueConstraint(
@@ -244,149 +315,23 @@ class TerminalMethod(models.Model):
         return f"{self.terminal} · {self.method}"
 
 
-class AccountKind(models.TextChoices):
-    TERMINAL = "terminal", "terminal"
-    TRADER = "trader", "trader"
-    PLATFORM = "platform", "platform"
-
-
-class Balance(models.Model):
-    """One account of the books: a terminal's deposit, a trader's working deposit or
-    the platform's revenue (one live, one sandbox). Changed only by finance.services,
-    under a row lock."""
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    kind = models.CharField(max_length=8, choices=AccountKind.choices, default=AccountKind.TERMINAL)
-    terminal = models.OneToOneField(
-        Terminal, on_delete=models.PROTECT, related_name="balance", null=True, blank=True
-    )
-    # A trader's id (orders.Trader sits above finance, so no foreign key).
-    trader_id = models.UUIDField(null=True, blank=True, unique=True)
-    # The platform's account of sandbox orders (their revenue is not real money).
-    sandbox = models.BooleanField(default=False)
-    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
-    available = MoneyField(default=0)
-    frozen = MoneyField(default=0)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(available__gte=0), name="balance_available_non_negative"
-            ),
-            models.CheckConstraint(condition=Q(frozen__gte=0), name="balance_frozen_non_negative"),
-            # Each kind names exactly its owner.
-            models.CheckConstraint(
-                condition=(
-                    Q(kind="terminal", terminal__isnull=False, trader_id__isnull=True)
-                    | Q(kind="trader", terminal__isnull=True, trader_id__isnull=False)
-                    | Q(kind="platform", terminal__isnull=True, trader_id__isnull=True)
-                ),
-                name="balance_account_owner",
-            ),
-            models.UniqueConstraint(
-                fields=["sandbox"], condition=Q(kind="platform"), name="balance_platform_unique"
-            ),
-        ]
-
-    @property
-    def total(self):
-        return self.available + self.frozen
-
-    def __str__(self):
-        owner = self.terminal if self.kind == AccountKind.TERMINAL else self.kind
-        return f"{owner}: {self.available} available, {self.frozen} frozen"
-
-
-class TransactionType(models.TextChoices):
-    DEPOSIT = "deposit", "deposit"
-    WITHDRAWAL = "withdrawal", "withdrawal"
-    ORDER_BUY = "order_buy", "order_buy"
-    ORDER_SELL = "order_sell", "order_sell"
-    REWARD = "reward", "reward"
-    REVENUE = "revenue", "revenue"
-
-
-# Which types add to a balance and which take from it.
-CREDIT_TYPES = frozenset(
-    {
-        TransactionType.DEPOSIT,
-        TransactionType.ORDER_SELL,
-        TransactionType.REWARD,
-        TransactionType.REVENUE,
-    }
-)
-DEBIT_TYPES = frozenset({TransactionType.WITHDRAWAL, TransactionType.ORDER_BUY})
-# What each kind of account's ledger may hold.
-MERCHANT_TRANSACTION_TYPES = (TransactionType.DEPOSIT, TransactionType.WITHDRAWAL)
-TRADER_TRANSACTION_TYPES = (
-    TransactionType.DEPOSIT,
-    TransactionType.WITHDRAWAL,
-    TransactionType.ORDER_BUY,
-    TransactionType.ORDER_SELL,
-    TransactionType.REWARD,
-)
-
-
-class Transaction(models.Model):
-    """Posted money. Append-only: never updated, never deleted."""
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    balance = models.ForeignKey(Balance, on_delete=models.PROTECT, related_name="transactions")
-    amount = MoneyField()
-    transaction_type = models.CharField(max_length=10, choices=TransactionType.choices)
-    balance_after = MoneyField()
-    client_description = models.CharField(max_length=500, blank=True)
-    reference = models.CharField(
-        max_length=64, blank=True, db_index=True, help_text="Order id, when any"
-    )
-    created_by = models.CharField(
-        max_length=150, blank=True, help_text="Operator, for manual entries"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-created_at"]
-        indexes = [models.Index(fields=["balance", "-created_at"], name="txn_balance_created")]
-        constraints = [
-            models.CheckConstraint(condition=Q(amount__gt=0), name="txn_amount_positive"),
-            models.CheckConstraint(
-                condition=Q(balance_after__gte=0), name="txn_balance_after_non_negative"
-            ),
-        ]
-
-    def __str__(self):
-        return f"{self.transaction_type} {self.amount}"
-
-
-class ReserveState(models.TextChoices):
-    OPEN = "open", "open"
-    POSTED = "posted", "posted"
-    VOIDED = "voided", "voided"
-
-
-class Reserve(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    balance = models.ForeignKey(Balance, on_delete=models.PROTECT, related_name="reserves")
-    amount = MoneyField()
-    state = models.CharField(max_length=6, choices=ReserveState.choices, default=ReserveState.OPEN)
-    reference = models.CharField(max_length=64, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    closed_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        indexes = [models.Index(fields=["balance", "state"], name="reserve_balance_state")]
-        constraints = [
-            models.CheckConstraint(condition=Q(amount__gt=0), name="reserve_amount_positive")
-        ]
-
-
 class BlacklistedAccount(models.Model):
     account = models.CharField(
-        max_length=64, unique=True, help_text="Normalised: +7XXXXXXXXXX or card digits"
+        max_length=64,
+        unique=True,
+        help_text=_("Normalised: +7XXXXXXXXXX or card digits"),
+        verbose_name=_("account"),
     )
-    comment = models.CharField(max_length=300, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    comment = models.CharField(max_length=300, blank=True, verbose_name=_("comment"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("blacklisted account")
+        verbose_name_plural = _("blacklisted accounts")
 
     def __str__(self):
         return self.account
+
+
+# The ledger's models live beside the rest, named from here as before.
+from .ledger_models import Balance, Reserve, Transaction  # noqa: E402,F401

@@ -1,6 +1,7 @@
 import secrets
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from core.money import MoneyField
 from finance.models import ButtonName, Currency, PaymentMethod, Side, Terminal
@@ -64,41 +65,89 @@ ORDER_TO_SESSION = {
 
 
 class FormSession(models.Model):
-    id = models.CharField(primary_key=True, max_length=64, default=new_session_id, editable=False)
-    terminal = models.ForeignKey(Terminal, on_delete=models.PROTECT, related_name="form_sessions")
+    id = models.CharField(
+        primary_key=True,
+        max_length=64,
+        default=new_session_id,
+        editable=False,
+        verbose_name=_("id"),
+    )
+    terminal = models.ForeignKey(
+        Terminal, on_delete=models.PROTECT, related_name="form_sessions", verbose_name=_("terminal")
+    )
     order = models.OneToOneField(
-        Order, on_delete=models.PROTECT, null=True, blank=True, related_name="form_session"
+        Order,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="form_session",
+        verbose_name=_("order"),
     )
-    client_order_id = models.CharField(max_length=64)
-    order_side = models.CharField(max_length=4, choices=Side.choices, default=Side.BUY)
-    amount = MoneyField()
-    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
-    button_name = models.CharField(max_length=10, choices=ButtonName.choices, null=True, blank=True)
+    client_order_id = models.CharField(max_length=64, verbose_name=_("client order id"))
+    order_side = models.CharField(
+        max_length=4, choices=Side.choices, default=Side.BUY, verbose_name=_("order side")
+    )
+    amount = MoneyField(verbose_name=_("amount"))
+    currency = models.CharField(
+        max_length=3, choices=Currency.choices, default=Currency.RUB, verbose_name=_("currency")
+    )
+    button_name = models.CharField(
+        max_length=10,
+        choices=ButtonName.choices,
+        null=True,
+        blank=True,
+        verbose_name=_("button name"),
+    )
     method = models.ForeignKey(
-        PaymentMethod, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        PaymentMethod,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("method"),
     )
-    customer_bank = models.CharField(max_length=30, null=True, blank=True)
-    unique_amount = models.BooleanField(default=False)
-    user_id = models.CharField(max_length=255, null=True, blank=True)
-    ip_address = models.GenericIPAddressField(null=True, blank=True)
-    redirect_url = models.CharField(max_length=2048, null=True, blank=True)
-    support_url = models.CharField(max_length=2048, null=True, blank=True)
-    return_url = models.CharField(max_length=2048, null=True, blank=True)
-    state = models.CharField(max_length=24, choices=SessionState.choices)
-    selection = models.BooleanField(default=False)
-    search_count = models.PositiveIntegerField(default=0)
-    last_search_at = models.DateTimeField(null=True, blank=True)
-    requisites_request_starts_at = models.DateTimeField(null=True, blank=True)
-    requisites_request_expires_at = models.DateTimeField(null=True, blank=True)
-    payment_confirmation_starts_at = models.DateTimeField(null=True, blank=True)
-    payment_confirmation_expires_at = models.DateTimeField(null=True, blank=True)
+    customer_bank = models.CharField(
+        max_length=30, null=True, blank=True, verbose_name=_("customer bank")
+    )
+    unique_amount = models.BooleanField(default=False, verbose_name=_("unique amount"))
+    user_id = models.CharField(max_length=255, null=True, blank=True, verbose_name=_("user id"))
+    ip_address = models.GenericIPAddressField(null=True, blank=True, verbose_name=_("ip address"))
+    redirect_url = models.CharField(
+        max_length=2048, null=True, blank=True, verbose_name=_("redirect url")
+    )
+    support_url = models.CharField(
+        max_length=2048, null=True, blank=True, verbose_name=_("support url")
+    )
+    return_url = models.CharField(
+        max_length=2048, null=True, blank=True, verbose_name=_("return url")
+    )
+    state = models.CharField(max_length=24, choices=SessionState.choices, verbose_name=_("state"))
+    selection = models.BooleanField(default=False, verbose_name=_("selection"))
+    search_count = models.PositiveIntegerField(default=0, verbose_name=_("search count"))
+    last_search_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last search at"))
+    requisites_request_starts_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("requisites request starts at")
+    )
+    requisites_request_expires_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("requisites request expires at")
+    )
+    payment_confirmation_starts_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("payment confirmation starts at")
+    )
+    payment_confirmation_expires_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("payment confirmation expires at")
+    )
     # When the payer first saw the success screen: its countdown runs from there.
-    success_shown_at = models.DateTimeField(null=True, blank=True)
-    expires_at = models.DateTimeField()
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    success_shown_at = models.DateTimeField(
+        null=True, blank=True, verbose_name=_("success shown at")
+    )
+    expires_at = models.DateTimeField(verbose_name=_("expires at"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
+        verbose_name = _("form session")
+        verbose_name_plural = _("form sessions")
         indexes = [
             models.Index(fields=["terminal", "-created_at"], name="session_terminal_created"),
             models.Index(fields=["terminal", "client_order_id"], name="session_terminal_client_id"),

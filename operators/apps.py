@@ -1,6 +1,7 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class OperatorsConfig(AppConfig):
     name = "operators"
-    verbose_name = "Operators"
+    verbose_name = _("Operators")

@@ -5,6 +5,11 @@ from datetime import datetime, timedelta
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
+
+from core.admin_pages import operator_count as count
+from core.admin_pages import operator_share as share
 
 STATUS_COLOURS = {
     "Completed": "#2e7d32",
@@ -13,6 +18,19 @@ STATUS_COLOURS = {
     "Expired": "#ef6c00",
 }
 WIDTH, HEIGHT, PAD = 760, 220, 34
+
+
+# Shown statuses in the operator's language, for legends and captions.
+STATUS_NAMES = {
+    "Completed": pgettext_lazy("order status", "Completed"),
+    "Pending": pgettext_lazy("order status", "Pending"),
+    "Cancelled": pgettext_lazy("order status", "Cancelled"),
+    "Expired": pgettext_lazy("order status", "Expired"),
+}
+
+
+def status_name(status: str) -> str:
+    return str(STATUS_NAMES.get(status, status))
 
 
 def _svg(testid: str, title: str, body: str, height: int = HEIGHT) -> str:
@@ -61,8 +79,8 @@ def orders_per_hour(rows: list[dict], *, since: datetime, now: datetime) -> str:
                     f"{max(bar_w - 1, 0.5):.1f}",
                     f"{h:.1f}",
                     colour,
-                    hour.strftime("%Y-%m-%d %H:00"),
-                    status,
+                    hour.strftime("%Y-%m-%d %H:00 %Z"),
+                    status_name(status),
                     n,
                 )
             )
@@ -76,10 +94,10 @@ def orders_per_hour(rows: list[dict], *, since: datetime, now: datetime) -> str:
         HEIGHT - PAD,
         PAD,
         HEIGHT - PAD + 14,
-        timezone.localtime(start).strftime("%d.%m %H:00"),
+        timezone.localtime(start).strftime("%d.%m %H:00 %Z"),
         WIDTH - PAD,
         HEIGHT - PAD + 14,
-        timezone.localtime(now).strftime("%d.%m %H:%M"),
+        timezone.localtime(now).strftime("%d.%m %H:%M %Z"),
         PAD,
         top,
     )
@@ -87,12 +105,12 @@ def orders_per_hour(rows: list[dict], *, since: datetime, now: datetime) -> str:
         "",
         '<rect x="{}" y="6" width="10" height="10" fill="{}"/><text x="{}" y="15">{}</text>',
         (
-            (PAD + i * 100, colour, PAD + i * 100 + 14, status)
+            (PAD + i * 100, colour, PAD + i * 100 + 14, status_name(status))
             for i, (status, colour) in enumerate(STATUS_COLOURS.items())
         ),
     )
     return _svg(
-        "chart-orders-per-hour", "Orders per hour by status", axis + legend + "".join(parts)
+        "chart-orders-per-hour", _("Orders per hour by status"), axis + legend + "".join(parts)
     )
 
 
@@ -126,20 +144,40 @@ def horizontal_bars(testid: str, title: str, rows: list[tuple[str, float | None,
             )
         )
     if not rows:
-        parts.append('<text x="0" y="18">No orders in this period.</text>')
+        parts.append(format_html('<text x="0" y="18">{}</text>', _("No orders in this period.")))
     return _svg(testid, title, "".join(parts), height=height)
 
 
-def _bar(label: str, conversion, caption: str) -> tuple[str, float | None, str]:
-    shown = "—" if conversion is None else f"{conversion} %"
-    return label, None if conversion is None else float(conversion), caption.format(shown)
+def _conversion_caption(conversion) -> str:
+    return "—" if conversion is None else f"{share(conversion)} %"
 
 
 def conversion_per_method(rows: list[dict]) -> str:
-    bars = [_bar(r["method__name"], r["conversion"], f"{{}} of {r['ended']} ended") for r in rows]
-    return horizontal_bars("chart-conversion-per-method", "Conversion per method", bars)
+    bars = [
+        (
+            r["method__name"],
+            None if r["conversion"] is None else float(r["conversion"]),
+            _("{conversion} of {ended} ended").format(
+                conversion=_conversion_caption(r["conversion"]), ended=count(r["ended"])
+            ),
+        )
+        for r in rows
+    ]
+    return horizontal_bars("chart-conversion-per-method", _("Conversion per method"), bars)
 
 
 def trader_load(rows: list[dict]) -> str:
-    bars = [_bar(r["name"], r["conversion"], f"{r['pending']} pending · {{}}") for r in rows]
-    return horizontal_bars("chart-trader-load", "Trader load: Pending now and conversion", bars)
+    """Each trader's load: the bar is Pending now, scaled to the busiest trader; the
+    period's conversion is only a caption beside it."""
+    busiest = max([r["pending"] for r in rows] or [0])
+    bars = [
+        (
+            r["name"],
+            r["pending"] * 100 / busiest if busiest else 0,
+            _("{pending} pending · conversion {conversion}").format(
+                pending=count(r["pending"]), conversion=_conversion_caption(r["conversion"])
+            ),
+        )
+        for r in rows
+    ]
+    return horizontal_bars("chart-trader-load", _("Trader load: Pending now"), bars)

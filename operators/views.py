@@ -17,14 +17,16 @@ def dashboard(request):
     terminal_id = request.GET.get("terminal") or ""
     errors = []
     if period not in PERIODS:
-        errors.append(f"Unknown period {period[:20]!r}: pick 24h, 7d or 30d.")
+        errors.append(
+            _("Unknown period {period}: pick 24h, 7d or 30d.").format(period=repr(period[:20]))
+        )
         period = DEFAULT_PERIOD
     terminal = None
     if terminal_id:
         uuid = parse_uuid(terminal_id)
         terminal = Terminal.objects.filter(pk=uuid).first() if uuid else None
         if terminal is None:
-            errors.append("No terminal has that id; showing every terminal.")
+            errors.append(_("No terminal has that id; showing every terminal."))
     # The database's time, as the API's shown statuses and the orders' created_at use.
     board = dashboard_get(period=period, terminal=terminal, now=db_now())
     context = {

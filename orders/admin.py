@@ -1,34 +1,29 @@
-from datetime import timedelta
-
-from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import ERROR_FLAG
-from django.core.exceptions import ObjectDoesNotExist, PermissionDenied, ValidationError
-from django.db.models import Count, Q
+from django.core.exceptions import ObjectDoesNotExist, PermissionDenied
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html, format_html_join
-from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.html import format_html_join
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from audit.models import ActorKind
 from audit.services import audit_record
-from core.admin_keys import KeyAdmin, KeyInline
 from core.admin_pages import ReadOnlyPageMixin, short_id
-from core.db import DbNow
 from core.errors import ServiceError
 from core.formats import parse_uuid
-from finance.accounts import normalize_account
-from finance.services import api_key_revoke
 from webhooks.admin import order_history
 
-from . import services
+from . import admin_lists as lists
+from . import (
+    admin_traders,  # noqa: F401 - registers the traders' pages
+    services,
+)
 from .audited import order_act_audited
 from .export import orders_csv_response
-from .models import Order, OrderStatus, Requisite, Trader, TraderApiKey, conversion, shown_as_q
-from .services.requisite_state import requisite_switch
+from .models import Order, OrderStatus
 
 
 def _related(obj, name: str):
@@ -39,160 +34,6 @@ def _related(obj, name: str):
         return None
 
 
-class TraderApiKeyInline(KeyInline):
-    model = TraderApiKey
-
-
-class RequisiteForm(forms.ModelForm):
-    """A payer is told to send money to this account: it must be one for the method."""
-
-    class Meta:
-        model = Requisite
-        fields = ["trader", "method", "holder_name", "account", "is_active", "daily_limit"]
-        fields += ["max_pending"]
-
-    def clean_daily_limit(self):
-        limit = self.cleaned_data.get("daily_limit")
-        if limit is not None and limit < 0:
-            raise ValidationError("A daily limit cannot be negative.")
-        return limit
-
-    def clean(self):
-        data = super().clean()
-        method, account = data.get("method"), data.get("account")
-        if method is not None and method.is_aggregate:
-            self.add_error("method", "Pick the bank's own method: the aggregate one has none.")
-        elif method is not None and account:
-            try:
-                data["account"] = normalize_account(account, method.method_type)
-            except ServiceError as exc:
-                self.add_error("account", exc.message)
-        return data
-
-
-class RequisiteInline(admin.TabularInline):
-    model = Requisite
-    form = RequisiteForm
-    extra = 0
-    fields = ["method", "holder_name", "account", "is_active", "daily_limit", "max_pending"]
-
-
-@admin.register(Trader)
-class TraderAdmin(admin.ModelAdmin):
-    list_display = ["name", "is_active", "sandbox", "open_orders", "created_at"]
-    list_filter = ["is_active", "sandbox"]
-    search_fields = ["name", "id"]
-    inlines = [RequisiteInline, TraderApiKeyInline]
-    readonly_fields = ["workload"]
-
-    def get_queryset(self, request):
-        pending = shown_as_q(OrderStatus.PENDING, path="orders__")
-        return super().get_queryset(request).annotate(pending=Count("orders", filter=pending))
-
-    @admin.display(description="open orders", ordering="pending")
-    def open_orders(self, obj):
-        url = reverse("admin:orders_order_changelist")
-        return format_html(
-            '<a href="{}?trader__id__exact={}&amp;status__exact=Pending">{}</a>',
-            url,
-            obj.pk,
-            obj.pending,
-        )
-
-    @admin.display(description="workload")
-    def workload(self, obj):
-        """Pending now, conversion over 30 days, and the links to both lists."""
-        if obj.pk is None:
-            return "-"
-        since = DbNow() - timedelta(days=30)
-        ended = ~shown_as_q(OrderStatus.PENDING)
-        figures = Order.objects.filter(trader=obj, created_at__gte=since).aggregate(
-            ended=Count("id", filter=ended),
-            completed=Count("id", filter=Q(status=OrderStatus.COMPLETED)),
-        )
-        rate = conversion(figures["completed"], figures["ended"])
-        rate = f"{rate} %" if rate is not None else "-"
-        return format_html(
-            "{} open orders · conversion over 30 days {} ({} of {} ended) · "
-            '<a href="{}?trader__id__exact={}">requisites</a> · '
-            '<a href="{}?trader__id__exact={}">all orders</a>',
-            self.open_orders(obj) if hasattr(obj, "pending") else "-",
-            rate,
-            figures["completed"],
-            figures["ended"],
-            reverse("admin:orders_requisite_changelist"),
-            obj.pk,
-            reverse("admin:orders_order_changelist"),
-            obj.pk,
-        )
-
-    actions = ["generate_api_key", "revoke_api_keys"]
-
-    @admin.action(description="Generate a new trader API key (shown once)", permissions=["change"])
-    def generate_api_key(self, request, queryset):
-        for trader in queryset:
-            key, raw = services.trader_key_issue(
-                trader=trader, name=f"issued by {request.user.get_username()}"
-            )
-            self.log_change(request, trader, f"Issued API key {key.key_prefix}…")
-            messages.warning(
-                request, f"New key for {trader.name}: {raw} — copy it now, it is not shown again."
-            )
-
-    @admin.action(description="Revoke all API keys of the selected traders", permissions=["change"])
-    def revoke_api_keys(self, request, queryset):
-        count = 0
-        for key in TraderApiKey.objects.filter(trader__in=queryset, revoked_at__isnull=True):
-            api_key_revoke(key=key)
-            count += 1
-        for trader in queryset:
-            self.log_change(request, trader, "Revoked every API key")
-        messages.success(request, f"Revoked {count} key(s).")
-
-
-@admin.register(TraderApiKey)
-class TraderApiKeyAdmin(KeyAdmin):
-    owner = "trader"
-    revoke_key = staticmethod(api_key_revoke)
-
-
-@admin.register(Requisite)
-class RequisiteAdmin(admin.ModelAdmin):
-    form = RequisiteForm
-    list_display = [
-        "account",
-        "holder_name",
-        "method",
-        "trader",
-        "is_active",
-        "disabled_reason",
-        "daily_limit",
-    ]
-    list_filter = ["is_active", "disabled_reason", "trader__sandbox", "method", "trader"]
-    search_fields = ["account", "holder_name", "trader__name"]
-    actions = ["switch_on", "switch_off"]
-
-    def _switch(self, request, queryset, *, on: bool, verb: str):
-        for requisite in queryset:
-            requisite_switch(requisite_id=requisite.pk, on=on, by_operator=True)
-            self.log_change(request, requisite, verb)
-        messages.success(
-            request,
-            _("%(verb)s: %(count)d requisite(s).") % {"verb": verb, "count": queryset.count()},
-        )
-
-    @admin.action(
-        description=gettext_lazy("Switch on (the count of expiries starts again)"),
-        permissions=["change"],
-    )
-    def switch_on(self, request, queryset):
-        self._switch(request, queryset, on=True, verb=_("Switched on"))
-
-    @admin.action(description=gettext_lazy("Switch off (by an operator)"), permissions=["change"])
-    def switch_off(self, request, queryset):
-        self._switch(request, queryset, on=False, verb=_("Switched off by an operator"))
-
-
 @admin.register(Order)
 class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     # Columns that fit a 1280-pixel screen beside the filters; the rest is one click away.
@@ -200,6 +41,7 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
         "order_id",
         "client_order_id",
         "terminal",
+        "mode",
         "side",
         "amount",
         "status",
@@ -208,8 +50,21 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
         "created_at",
     ]
     list_display_links = ["order_id"]
-    list_filter = ["status", "side", "terminal", "method", "trader"]
-    search_fields = ["=id", "client_order_id", "holder_account", "customer_account", "user_id"]
+    list_filter = [
+        "status",
+        "side",
+        lists.ModeFilter,
+        lists.OverdueFilter,
+        lists.PayerPaidFilter,
+        lists.ReceiptsFilter,
+        lists.AgeFilter,
+        "terminal",
+        "method",
+        "trader",
+    ]
+    search_fields = ["client_order_id"]  # shows the box; get_search_results says what it finds
+    search_help_text = lists.SEARCH_HELP
+    ordering = ["-created_at", "-id"]
     date_hierarchy = "created_at"
     list_select_related = ["terminal", "method", "trader"]
     actions = ["confirm_orders", "cancel_orders"]
@@ -218,32 +73,48 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     def get_readonly_fields(self, request, obj=None):
         return ["operator_actions", *(f.name for f in self.model._meta.fields), "history"]
 
-    @admin.display(description="id", ordering="id")
+    @admin.display(description=_("id"), ordering="id")
     def order_id(self, obj):
         return short_id(obj.pk)
 
-    @admin.display(description="what next")
+    @admin.display(description=_("mode"), ordering="livemode")
+    def mode(self, obj):
+        return gettext("live") if obj.livemode else gettext("sandbox")
+
+    def get_search_results(self, request, queryset, search_term):
+        if not search_term.strip():
+            return queryset, False
+        return queryset.filter(lists.order_search(search_term)), False
+
+    @admin.display(description=_("what next"))
     def operator_actions(self, obj):
         """From an order to what operators check or do next, one click each."""
         buttons = []
         if obj.status == OrderStatus.PENDING:
-            for action, label in (("confirm_orders", "Confirm…"), ("cancel_orders", "Cancel…")):
+            for action, label in (
+                ("confirm_orders", gettext("Confirm…")),
+                ("cancel_orders", gettext("Cancel…")),
+            ):
                 url = reverse("admin:orders_order_do", args=[obj.pk, action])
                 buttons.append((url, label, "button"))
         links = [
-            (reverse("admin:orders_order_history", args=[obj.pk]), "History", ""),
-            (reverse("admin:webhooks_webhookevent_changelist") + f"?q={obj.pk}", "Webhooks", ""),
+            (reverse("admin:orders_order_history", args=[obj.pk]), gettext("History"), ""),
+            (
+                reverse("admin:webhooks_webhookevent_changelist") + f"?q={obj.pk}",
+                gettext("Webhooks"),
+                "",
+            ),
         ]
         for relation, url_name, label in (
-            ("balance", "admin:finance_balance_change", "Merchant's balance"),
-            ("dispute", "admin:disputes_dispute_change", "Dispute"),
+            ("balance", "admin:finance_balance_change", gettext("Merchant's balance")),
+            ("dispute", "admin:disputes_dispute_change", gettext("Dispute")),
         ):
             related = _related(obj.terminal if relation == "balance" else obj, relation)
             if related is not None:
                 links.append((reverse(url_name, args=[related.pk]), label, ""))
         if obj.trader_id:
             links.append(
-                (reverse("admin:orders_trader_change", args=[obj.trader_id]), "Trader", "")
+                (reverse("admin:orders_trader_change", args=[obj.trader_id]), gettext("Trader"), "")
             )
         return format_html_join(
             " · ", '<a href="{}" class="{}">{}</a>', ((u, c, t) for u, t, c in buttons + links)
@@ -286,7 +157,7 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
         )
         return orders_csv_response(changelist.queryset)
 
-    @admin.display(description="history (events and webhook deliveries)")
+    @admin.display(description=_("history (events and webhook deliveries)"))
     def history(self, obj):
         back = reverse("admin:orders_order_change", args=[obj.pk])
         return order_history(order_id=obj.pk, back=back)
@@ -299,16 +170,20 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
 
     EFFECTS = {
         "confirm_orders": (
-            "confirm",
-            "Confirm orders",
-            "A Buy credits its merchant the amount less the fee; a Sell posts its reserve "
-            "(amount plus fee) as a withdrawal. The merchants are notified.",
+            _("confirm"),
+            _("Confirm orders"),
+            _(
+                "A Buy credits its merchant the amount less the fee; a Sell posts its reserve "
+                "(amount plus fee) as a withdrawal. The merchants are notified."
+            ),
         ),
         "cancel_orders": (
-            "cancel",
-            "Cancel orders",
-            "Nothing is credited; a Sell's reserve goes back to its merchant's available "
-            "balance. The merchants are notified.",
+            _("cancel"),
+            _("Cancel orders"),
+            _(
+                "Nothing is credited; a Sell's reserve goes back to its merchant's available "
+                "balance. The merchants are notified."
+            ),
         ),
     }
 
@@ -330,6 +205,11 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
         }
         return TemplateResponse(request, "admin/orders/order/action_confirmation.html", context)
 
+    DONE = {
+        "Completed": lambda n: ngettext("Completed %d order.", "Completed %d orders.", n),
+        "Cancelled": lambda n: ngettext("Cancelled %d order.", "Cancelled %d orders.", n),
+    }
+
     def _apply(self, request, queryset, service, verb):
         done = 0
         for order in queryset.filter(status=OrderStatus.PENDING):
@@ -348,15 +228,17 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
                 done += 1
             except ServiceError as exc:
                 messages.error(request, f"{order.pk}: {exc.message}")
-        messages.success(request, f"{verb} {done} order(s).")
+        messages.success(request, self.DONE[verb](done) % done)
 
-    @admin.action(description="Confirm (complete) selected Pending orders…", permissions=["change"])
+    @admin.action(
+        description=_("Confirm (complete) selected Pending orders…"), permissions=["change"]
+    )
     def confirm_orders(self, request, queryset):
         if request.POST.get("confirmed") != "yes":
             return self._confirmation(request, queryset, "confirm_orders")
         self._apply(request, queryset, services.order_confirm, "Completed")
 
-    @admin.action(description="Cancel selected Pending orders…", permissions=["change"])
+    @admin.action(description=_("Cancel selected Pending orders…"), permissions=["change"])
     def cancel_orders(self, request, queryset):
         if request.POST.get("confirmed") != "yes":
             return self._confirmation(request, queryset, "cancel_orders")

@@ -1,8 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class OrdersConfig(AppConfig):
     name = "orders"
+    verbose_name = _("Orders")
 
     def ready(self):
         from core import metrics

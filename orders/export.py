@@ -6,11 +6,10 @@ from collections.abc import Iterable, Iterator
 from django.http import StreamingHttpResponse
 
 from core.csv_stream import csv_lines, csv_response
-from core.formats import iso_utc
 
 COLUMNS = [
     ("id", lambda o: o.pk),
-    ("created_at", lambda o: iso_utc(o.created_at)),
+    ("created_at", lambda o: o.created_at),
     ("terminal", lambda o: o.terminal.name),
     ("terminal_id", lambda o: o.terminal_id),
     ("client_order_id", lambda o: o.client_order_id),
@@ -24,8 +23,8 @@ COLUMNS = [
     ("currency", lambda o: o.currency),
     ("trader", lambda o: o.trader.name if o.trader_id else ""),
     ("user_id", lambda o: o.user_id),
-    ("expires_at", lambda o: iso_utc(o.expires_at)),
-    ("closed_at", lambda o: iso_utc(o.closed_at)),
+    ("expires_at", lambda o: o.expires_at),
+    ("closed_at", lambda o: o.closed_at),
     ("closed_by", lambda o: o.closed_by),
 ]
 

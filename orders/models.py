@@ -2,201 +2,35 @@ import uuid
 from datetime import datetime
 from decimal import Decimal
 
-from django.conf import settings
 from django.db import models
-from django.db.models import Case, CharField, F, Q, Value, When
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from core.db import DbNow, db_now
-from core.keys import ApiKeyBase
-from core.memo import WatchedQuerySet
 from core.money import MoneyField, fee_for
 from finance.models import Currency, PaymentMethod, Reserve, Side, Terminal
 
-
-class Trader(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    name = models.CharField(max_length=200)
-    is_active = models.BooleanField(default=True)
-    sandbox = models.BooleanField(
-        default=False,
-        help_text="Serves only sandbox terminals' orders (and live terminals never reach it)",
-    )
-    # The one user who signs in to this trader's cabinet (/trader/login/).
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL,
-        null=True,
-        blank=True,
-        on_delete=models.SET_NULL,
-        related_name="trader",
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    objects = WatchedQuerySet.as_manager()
-
-    def __str__(self):
-        return self.name
-
-    @property
-    def livemode(self) -> bool:
-        """Live traders serve live orders only, sandbox traders sandbox ones only."""
-        return not self.sandbox
-
-
-class TraderApiKey(ApiKeyBase):
-    trader = models.ForeignKey(Trader, on_delete=models.CASCADE, related_name="api_keys")
-
-    class Meta:
-        verbose_name = "trader API key"
-
-
-class RequisiteDisabledReason(models.TextChoices):
-    TRADER = "trader", "trader"
-    OPERATOR = "operator", "operator"
-    AUTO_EXPIRED = "auto_expired", "auto_expired"
-
-
-class Requisite(models.Model):
-    """A trader's card or SBP phone for one concrete (bank) payment method."""
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    trader = models.ForeignKey(Trader, on_delete=models.PROTECT, related_name="requisites")
-    method = models.ForeignKey(PaymentMethod, on_delete=models.PROTECT, related_name="requisites")
-    holder_name = models.CharField(max_length=200)
-    account = models.CharField(max_length=64)
-    is_active = models.BooleanField(default=True)
-    daily_limit = MoneyField(default=100_000_000, help_text="Turnover per UTC day")
-    max_pending = models.PositiveIntegerField(
-        null=True,
-        blank=True,
-        help_text="Pending orders at once; empty: no cap beyond one per amount",
-    )
-    # The requisite's own amount range, inside the method's (empty: no bound).
-    min_amount = MoneyField(null=True, blank=True)
-    max_amount = MoneyField(null=True, blank=True)
-    # Switched off after this many orders in a row ended Expired by the clock (empty: never).
-    auto_disable_after = models.PositiveIntegerField(null=True, blank=True)
-    # Expired-by-the-clock orders in a row since the last one that did not expire.
-    expired_in_a_row = models.PositiveIntegerField(default=0)
-    # Why is_active is off: null while on.
-    disabled_reason = models.CharField(
-        max_length=16, null=True, blank=True, choices=RequisiteDisabledReason.choices
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        indexes = [models.Index(fields=["method", "is_active"], name="requisite_method_active")]
-
-    def __str__(self):
-        return f"{self.method} · {self.account} ({self.trader})"
-
-
-class RequisiteLoad(models.Model):
-    """A requisite's live figures, kept by the transactions that change them.
-
-    `pending` is the number of its Pending orders (either side); `turnover` is the sum
-    of the amounts of its orders created on the UTC day `day` that are Pending or
-    Completed. Order creation raises both with one conditional UPDATE that holds only
-    while they stay within the requisite's `max_pending` and `daily_limit`, so the
-    database enforces the caps under any concurrency (see orders/load.py); leaving
-    Pending lowers `pending`, and a cancel or expiry gives the amount back.
-    """
-
-    requisite = models.OneToOneField(
-        Requisite, on_delete=models.CASCADE, primary_key=True, related_name="load"
-    )
-    pending = models.IntegerField(default=0)
-    day = models.DateField()
-    turnover = MoneyField(default=0)
-
-    class Meta:
-        constraints = [
-            models.CheckConstraint(condition=Q(pending__gte=0), name="requisite_load_pending"),
-        ]
-
-    def __str__(self):
-        return f"{self.pending} pending, {self.turnover} on {self.day}"
-
-
-class OrderStatus(models.TextChoices):
-    PENDING = "Pending", "Pending"
-    COMPLETED = "Completed", "Completed"
-    CANCELLED = "Cancelled", "Cancelled"
-    EXPIRED = "Expired", "Expired"
-
-
-# The order state machine (docs/orders.md#lifecycle), written once; services check against it.
-# Reaching Completed from Cancelled/Expired is only for an accepted dispute.
-ORDER_TRANSITIONS: dict[str, set[str]] = {
-    OrderStatus.PENDING: {OrderStatus.COMPLETED, OrderStatus.CANCELLED, OrderStatus.EXPIRED},
-    OrderStatus.COMPLETED: set(),
-    OrderStatus.CANCELLED: set(),
-    OrderStatus.EXPIRED: set(),
-}
-DISPUTE_COMPLETABLE = {OrderStatus.PENDING, OrderStatus.CANCELLED, OrderStatus.EXPIRED}
-
-
-# The rules that decide what an order is, each written once: a pure function of its
-# fields and the same rule in SQL (a Q for the QuerySet methods; shown_as_sql for
-# hand-written statements). orders/tests/test_rules_parity.py runs both on the same rows.
-def order_is_overdue(status: str, expires_at: datetime, clock: datetime) -> bool:
-    """Pending past `expires_at` (by the database's `clock`): due for the sweep."""
-    return status == OrderStatus.PENDING and expires_at <= clock
-
-
-def order_shown_status(status: str, expires_at: datetime, clock: datetime) -> str:
-    """The status as shown everywhere: Pending past expires_at reads as Expired."""
-    return OrderStatus.EXPIRED if order_is_overdue(status, expires_at, clock) else status
-
-
-def order_completable_by_dispute(side: str, status: str) -> bool:
-    """An accepted dispute completes a Buy order that is not Completed yet."""
-    return side == Side.BUY and status in DISPUTE_COMPLETABLE
-
-
-def merchant_credit(paid_amount: Decimal, fee_amount: Decimal) -> Decimal:
-    """What a completed Buy credits its merchant: paid less the fee, never below 0."""
-    return max(paid_amount - fee_amount, Decimal("0.00"))
-
-
-def conversion(completed: int, ended: int) -> Decimal | None:
-    """Completed as a percent of ended (shown status not Pending), to 0.1; None if none."""
-    return (Decimal(completed) * 100 / ended).quantize(Decimal("0.1")) if ended else None
-
-
-def overdue_q(*, now=None, path: str = "") -> Q:
-    """order_is_overdue in SQL, `path` to the order ("order__"), `now` the DB's clock."""
-    now = DbNow() if now is None else now
-    return Q(**{f"{path}status": OrderStatus.PENDING, f"{path}expires_at__lte": now})
-
-
-def shown_as_q(status: str, *, now=None, path: str = "") -> Q:
-    """Orders whose shown status (order_shown_status) is `status`, in SQL."""
-    now = DbNow() if now is None else now
-    if status == OrderStatus.PENDING:
-        return Q(**{f"{path}status": OrderStatus.PENDING, f"{path}expires_at__gt": now})
-    if status == OrderStatus.EXPIRED:
-        return Q(**{f"{path}status": OrderStatus.EXPIRED}) | overdue_q(now=now, path=path)
-    return Q(**{f"{path}status": status})
-
-
-def shown_as_sql(status: str, *, state: str, expires: str, now: str) -> tuple[str, list]:
-    """shown_as_q for a hand-written statement (columns and the clock's SQL given)."""
-    if status == OrderStatus.PENDING:
-        return f"{state} = %s AND {expires} > {now}", [OrderStatus.PENDING.value]
-    if status == OrderStatus.EXPIRED:
-        return (
-            f"({state} = %s OR ({state} = %s AND {expires} <= {now}))",
-            [OrderStatus.EXPIRED.value, OrderStatus.PENDING.value],
-        )
-    return f"{state} = %s", [status]
-
-
-def shown_status_expression(*, now=None) -> Case:  # order_shown_status as a column
-    return Case(
-        When(overdue_q(now=now), then=Value(OrderStatus.EXPIRED.value)),
-        default=F("status"),
-        output_field=CharField(),
-    )
+from .rules import (  # noqa: F401 - named from here as before
+    DISPUTE_COMPLETABLE,
+    ORDER_TRANSITIONS,
+    OrderStatus,
+    conversion,
+    merchant_credit,
+    order_completable_by_dispute,
+    order_is_overdue,
+    order_shown_status,
+    overdue_q,
+    shown_as_q,
+    shown_as_sql,
+    shown_status_expression,
+)
+from .trader_models import (  # noqa: F401 - named from here as before
+    Requisite,
+    RequisiteDisabledReason,
+    RequisiteLoad,
+    Trader,
+    TraderApiKey,
+)
 
 
 class OrderQuerySet(models.QuerySet):
@@ -226,72 +60,120 @@ class OrderQuerySet(models.QuerySet):
 
 
 class Order(models.Model):
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    id = models.UUIDField(
+        primary_key=True, default=uuid.uuid4, editable=False, verbose_name=_("id")
+    )
     # No single-column indexes on terminal, initial_method, requisite and trader: the
     # composite indexes below lead with them, and each index is one more write on
     # every INSERT and status UPDATE.
     terminal = models.ForeignKey(
-        Terminal, on_delete=models.PROTECT, related_name="orders", db_index=False
+        Terminal,
+        on_delete=models.PROTECT,
+        related_name="orders",
+        db_index=False,
+        verbose_name=_("terminal"),
     )
-    client_order_id = models.CharField(max_length=64)
-    currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
-    side = models.CharField(max_length=4, choices=Side.choices)
-    method = models.ForeignKey(PaymentMethod, on_delete=models.PROTECT, related_name="orders")
+    client_order_id = models.CharField(max_length=64, verbose_name=_("client order id"))
+    currency = models.CharField(
+        max_length=3, choices=Currency.choices, default=Currency.RUB, verbose_name=_("currency")
+    )
+    side = models.CharField(max_length=4, choices=Side.choices, verbose_name=_("side"))
+    method = models.ForeignKey(
+        PaymentMethod, on_delete=models.PROTECT, related_name="orders", verbose_name=_("method")
+    )
     initial_method = models.ForeignKey(
-        PaymentMethod, on_delete=models.PROTECT, related_name="+", db_index=False
+        PaymentMethod,
+        on_delete=models.PROTECT,
+        related_name="+",
+        db_index=False,
+        verbose_name=_("initial method"),
     )
     requisite = models.ForeignKey(
-        Requisite, on_delete=models.PROTECT, related_name="orders", null=True, db_index=False
+        Requisite,
+        on_delete=models.PROTECT,
+        related_name="orders",
+        null=True,
+        db_index=False,
+        verbose_name=_("requisite"),
     )
     trader = models.ForeignKey(
-        Trader, on_delete=models.PROTECT, related_name="orders", null=True, db_index=False
+        Trader,
+        on_delete=models.PROTECT,
+        related_name="orders",
+        null=True,
+        db_index=False,
+        verbose_name=_("trader"),
     )
     status = models.CharField(
-        max_length=10, choices=OrderStatus.choices, default=OrderStatus.PENDING
+        max_length=10,
+        choices=OrderStatus.choices,
+        default=OrderStatus.PENDING,
+        verbose_name=_("status"),
     )
 
-    requested_amount = MoneyField()
-    amount = MoneyField()
-    fee = models.DecimalField(max_digits=7, decimal_places=2)
-    fixed_fee = MoneyField(default=0)
-    fee_amount = MoneyField()
-    paid_amount = MoneyField(null=True, blank=True)
+    requested_amount = MoneyField(verbose_name=_("requested amount"))
+    amount = MoneyField(verbose_name=_("amount"))
+    fee = models.DecimalField(max_digits=7, decimal_places=2, verbose_name=_("fee"))
+    fixed_fee = MoneyField(default=0, verbose_name=_("fixed fee"))
+    fee_amount = MoneyField(verbose_name=_("fee amount"))
+    paid_amount = MoneyField(null=True, blank=True, verbose_name=_("paid amount"))
     # The trader's reward on this order (set at completion); revenue = fee_amount - it.
-    trader_reward = MoneyField(null=True, blank=True)
+    trader_reward = MoneyField(null=True, blank=True, verbose_name=_("trader reward"))
     # The fee range's trader_reward_percent when the order was made, as `fee` is.
-    trader_reward_percent = models.DecimalField(max_digits=7, decimal_places=2, default=0)
+    trader_reward_percent = models.DecimalField(
+        max_digits=7, decimal_places=2, default=0, verbose_name=_("trader reward percent")
+    )
     reserve = models.OneToOneField(
-        Reserve, on_delete=models.PROTECT, null=True, blank=True, related_name="order"
+        Reserve,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="order",
+        verbose_name=_("reserve"),
     )
 
-    holder_name = models.CharField(max_length=200, blank=True)
-    holder_account = models.CharField(max_length=64, blank=True)
-    customer_name = models.CharField(max_length=200, null=True, blank=True)
-    customer_account = models.CharField(max_length=64, null=True, blank=True)
-    customer_bank = models.CharField(max_length=30, null=True, blank=True)
-    user_id = models.CharField(max_length=255, null=True, blank=True)
-    webhook_url = models.CharField(max_length=512, null=True, blank=True)
-    payment_link = models.CharField(max_length=1000, null=True, blank=True)
-    form_url = models.CharField(max_length=500, null=True, blank=True)
+    holder_name = models.CharField(max_length=200, blank=True, verbose_name=_("holder name"))
+    holder_account = models.CharField(max_length=64, blank=True, verbose_name=_("holder account"))
+    customer_name = models.CharField(
+        max_length=200, null=True, blank=True, verbose_name=_("customer name")
+    )
+    customer_account = models.CharField(
+        max_length=64, null=True, blank=True, verbose_name=_("customer account")
+    )
+    customer_bank = models.CharField(
+        max_length=30, null=True, blank=True, verbose_name=_("customer bank")
+    )
+    user_id = models.CharField(max_length=255, null=True, blank=True, verbose_name=_("user id"))
+    webhook_url = models.CharField(
+        max_length=512, null=True, blank=True, verbose_name=_("webhook url")
+    )
+    payment_link = models.CharField(
+        max_length=1000, null=True, blank=True, verbose_name=_("payment link")
+    )
+    form_url = models.CharField(max_length=500, null=True, blank=True, verbose_name=_("form url"))
     # The terminal's mode when the order was made: an operator flipping the flag later
     # does not move an order between live and sandbox.
-    livemode = models.BooleanField(default=True)
+    livemode = models.BooleanField(default=True, verbose_name=_("livemode"))
     # A sandbox order's magic amount, decided at creation: what the sandbox does to it
     # within seconds (complete, cancel, expire); null for every other order.
-    sandbox_action = models.CharField(max_length=8, null=True, blank=True)
+    sandbox_action = models.CharField(
+        max_length=8, null=True, blank=True, verbose_name=_("sandbox action")
+    )
 
-    event_sequence = models.PositiveIntegerField(default=0)
-    receipts_count = models.PositiveSmallIntegerField(default=0)
+    event_sequence = models.PositiveIntegerField(default=0, verbose_name=_("event sequence"))
+    receipts_count = models.PositiveSmallIntegerField(default=0, verbose_name=_("receipts count"))
     # Expiry follows the database's clock, one for every web process: creation writes
     # both moments with DbNow() in its INSERT, which returns them (a field with a
     # db_default comes back by RETURNING). Without a TTL an order is due at once.
-    created_at = models.DateTimeField(db_default=DbNow())
-    updated_at = models.DateTimeField(auto_now=True)
-    expires_at = models.DateTimeField(db_default=DbNow())
-    closed_at = models.DateTimeField(null=True, blank=True)
-    closed_by = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(db_default=DbNow(), verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
+    expires_at = models.DateTimeField(db_default=DbNow(), verbose_name=_("expires at"))
+    closed_at = models.DateTimeField(null=True, blank=True, verbose_name=_("closed at"))
+    closed_by = models.CharField(max_length=200, blank=True, verbose_name=_("closed by"))
 
     class Meta:
+        verbose_name = _("order")
+        verbose_name_plural = _("orders")
         indexes = [
             # The list's order (created_at, then id) read straight off the index,
             # whatever the planner's statistics say.
@@ -386,14 +268,18 @@ class Receipt(models.Model):
     """A payer's receipt for an order, attached on the payment page. Stored privately
     (default storage: a local directory outside any URL, or a private bucket)."""
 
-    order = models.ForeignKey(Order, on_delete=models.CASCADE, related_name="receipts")
-    file = models.FileField(upload_to="receipts/%Y/%m/", max_length=300)
-    content_type = models.CharField(max_length=100)
-    size = models.PositiveIntegerField()
-    original_name = models.CharField(max_length=255, blank=True)
-    uploaded_at = models.DateTimeField(auto_now_add=True)
+    order = models.ForeignKey(
+        Order, on_delete=models.CASCADE, related_name="receipts", verbose_name=_("order")
+    )
+    file = models.FileField(upload_to="receipts/%Y/%m/", max_length=300, verbose_name=_("file"))
+    content_type = models.CharField(max_length=100, verbose_name=_("content type"))
+    size = models.PositiveIntegerField(verbose_name=_("size"))
+    original_name = models.CharField(max_length=255, blank=True, verbose_name=_("original name"))
+    uploaded_at = models.DateTimeField(auto_now_add=True, verbose_name=_("uploaded at"))
 
     class Meta:
+        verbose_name = _("receipt")
+        verbose_name_plural = _("receipts")
         ordering = ["uploaded_at", "id"]
 
     def __str__(self):

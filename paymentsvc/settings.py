@@ -357,6 +357,8 @@ TRADER_2FA = env.bool("TRADER_2FA", default=not DEBUG)
 OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default="paymentsvc")
 # The admin shows times in the operators' zone, named beside them; the API stays UTC.
 OPERATOR_TIME_ZONE = env.str("OPERATOR_TIME_ZONE", default="Europe/Moscow")
+# The back office's language unless an operator picks another with the header's switch.
+OPERATOR_LANGUAGE = env.str("OPERATOR_LANGUAGE", default="ru")
 
 # Checked at start-up, through the one parser the throttles use: a typo here must not
 # turn every request into an error.

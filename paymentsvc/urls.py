@@ -1,5 +1,6 @@
 from django.contrib import admin
-from django.urls import include, path, re_path
+from django.urls import include, path, re_path, reverse_lazy
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from core import metrics
@@ -12,6 +13,12 @@ from orders.api import OrderCollectionView
 
 from . import health
 from .ping import PingView
+
+# The back office names the service, and its "view site" link opens the dashboard.
+admin.site.site_header = _("Payment orders service: back office")
+admin.site.site_title = _("Payment orders service")
+admin.site.index_title = _("Back office")
+admin.site.site_url = reverse_lazy("operators-dashboard")
 
 api_v1 = [
     path("finance/", include("finance.urls")),
@@ -43,6 +50,7 @@ urlpatterns = [
     path("admin/dashboard/", include("operators.urls")),
     path("admin/settlements/", include("settlements.urls")),
     path("admin/audit/", include("audit.urls")),
+    path("admin/i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
     path("form/", include("forms_ui.urls")),
     path("trader/", include("traders.urls")),

@@ -13,14 +13,24 @@ from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.timezone import localtime
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
-from core.admin_pages import ReadOnlyPageMixin, short_id
+from core.admin_pages import ReadOnlyPageMixin, operator_time, short_id
 from core.formats import parse_uuid
 
 from . import services
 from .models import WebhookAttempt, WebhookDelivery, WebhookEvent
 
-ATTEMPT_COLUMNS = ["delivery", "#", "started", "status", "ms", "error", "response excerpt"]
+ATTEMPT_COLUMNS = [
+    _("delivery"),
+    "#",
+    _("started"),
+    _("status"),
+    _("ms"),
+    _("error"),
+    _("response excerpt"),
+]
 
 
 class DeliveryInline(admin.TabularInline):
@@ -54,11 +64,11 @@ def _search(queryset, search_term, *, event, order, url=None):
 def _attempt_rows(attempts) -> str:
     return format_html_join(
         "",
-        "<li>{} · {} · {} ms{}</li>",
+        "<li>{} · {} · {} " + gettext("ms") + "{}</li>",
         (
             (
-                a.started_at.isoformat(timespec="seconds"),
-                f"HTTP {a.status_code}" if a.status_code else "no answer",
+                operator_time(a.started_at),
+                f"HTTP {a.status_code}" if a.status_code else gettext("no answer"),
                 a.duration_ms,
                 format_html(" · {}", a.error) if a.error else "",
             )
@@ -73,10 +83,11 @@ def _resend_button(delivery, back: str) -> str:
     url = reverse("admin:webhooks_webhookdelivery_resend", args=[delivery.pk])
     return format_html(
         '<button type="submit" class="button" formmethod="post" formaction="{}?{}" '
-        'data-testid="resend-delivery-{}">Resend</button>',
+        'data-testid="resend-delivery-{}">{}</button>',
         url,
         urlencode({"next": back}),
         delivery.pk,
+        gettext("Resend"),
     )
 
 
@@ -90,7 +101,7 @@ def order_history(*, order_id, back: str) -> str:
         .prefetch_related("deliveries__attempt_log")
     )
     if not events:
-        return "No event yet."
+        return gettext("No event yet.")
     rows = []
     for event in events:
         deliveries = format_html_join(
@@ -116,12 +127,23 @@ def order_history(*, order_id, back: str) -> str:
                 reverse("admin:webhooks_webhookevent_change", args=[quote(event.pk)]),
                 event.type,
                 event.actor,
-                event.created_at.isoformat(timespec="seconds"),
-                deliveries or "no webhook target",
+                operator_time(event.created_at),
+                deliveries or gettext("no webhook target"),
             )
         )
     head = format_html_join(
-        "", "<th>{}</th>", ((c,) for c in ["#", "event", "actor", "time", "deliveries"])
+        "",
+        "<th>{}</th>",
+        (
+            (c,)
+            for c in [
+                "#",
+                gettext("event"),
+                gettext("actor"),
+                gettext("time"),
+                gettext("deliveries"),
+            ]
+        ),
     )
     return format_html(
         "<table><tr>{}</tr>{}</table>", head, format_html_join("", "{}", ((r,) for r in rows))
@@ -133,7 +155,13 @@ def _resend(request, deliveries) -> None:
     for delivery in deliveries:
         services.delivery_resend(delivery=delivery)
         count += 1
-    messages.success(request, f"Queued {count} delivery(ies) for sending now.")
+    messages.success(
+        request,
+        ngettext(
+            "Queued %d delivery for sending now.", "Queued %d deliveries for sending now.", count
+        )
+        % count,
+    )
 
 
 @admin.register(WebhookEvent)
@@ -181,15 +209,15 @@ class WebhookEventAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="order", ordering="order_id")
+    @admin.display(description=_("order"), ordering="order_id")
     def order_short_id(self, obj):
         return short_id(obj.order_id)
 
-    @admin.display(description="deliveries")
+    @admin.display(description=_("deliveries"))
     def delivery_states(self, obj):
         return ", ".join(d.state for d in obj.deliveries.all()) or "-"
 
-    @admin.display(description="body (as signed and sent, shown indented)")
+    @admin.display(description=_("body (as signed and sent, shown indented)"))
     def pretty_body(self, obj):
         try:
             text = json.dumps(json.loads(obj.body), indent=2, ensure_ascii=False)
@@ -200,7 +228,7 @@ class WebhookEventAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
             text,
         )
 
-    @admin.display(description="delivery log")
+    @admin.display(description=_("delivery log"))
     def attempt_log(self, obj):
         attempts = (
             WebhookAttempt.objects.filter(delivery__event=obj)
@@ -208,7 +236,7 @@ class WebhookEventAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
             .order_by("started_at", "number")
         )
         if not attempts:
-            return "No attempt yet."
+            return gettext("No attempt yet.")
         head = format_html_join("", "<th>{}</th>", ((c,) for c in ATTEMPT_COLUMNS))
         rows = format_html_join(
             "",
@@ -231,7 +259,7 @@ class WebhookEventAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
         return format_html("<table><tr>{}</tr>{}</table>", head, rows)
 
     @admin.action(
-        description="Resend every delivery of the selected events now", permissions=["change"]
+        description=_("Resend every delivery of the selected events now"), permissions=["change"]
     )
     def resend(self, request, queryset):
         _resend(request, WebhookDelivery.objects.filter(event__in=queryset).order_by("pk"))
@@ -290,13 +318,13 @@ class WebhookDeliveryAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     def has_delete_permission(self, request, obj=None):
         return False
 
-    @admin.display(description="event", ordering="event__created_at")
+    @admin.display(description=_("event"), ordering="event__created_at")
     def event_link(self, obj):
         # quote(): the admin reads "_40"-style escapes in ids, and event ids hold "_".
         url = reverse("admin:webhooks_webhookevent_change", args=[quote(obj.event_id)])
         return format_html('<a href="{}">{}</a>', url, obj.event_id)
 
-    @admin.display(description="type", ordering="event__type")
+    @admin.display(description=_("type"), ordering="event__type")
     def event_type(self, obj):
         return obj.event.type
 
@@ -319,7 +347,12 @@ class WebhookDeliveryAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
         delivery = get_object_or_404(WebhookDelivery, pk=delivery_id)
         services.delivery_resend(delivery=delivery)
         self.log_change(request, delivery, "Resent through the admin")
-        messages.success(request, f"Delivery {delivery.pk} to {delivery.url} queued to send now.")
+        messages.success(
+            request,
+            gettext("Delivery {id} to {url} queued to send now.").format(
+                id=delivery.pk, url=delivery.url
+            ),
+        )
         back = request.GET.get("next", "")
         if not url_has_allowed_host_and_scheme(
             back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
@@ -327,6 +360,6 @@ class WebhookDeliveryAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
             back = reverse("admin:webhooks_webhookdelivery_change", args=[delivery.pk])
         return HttpResponseRedirect(back)
 
-    @admin.action(description="Resend selected deliveries now", permissions=["change"])
+    @admin.action(description=_("Resend selected deliveries now"), permissions=["change"])
     def resend(self, request, queryset):
         _resend(request, queryset.order_by("pk"))

@@ -1,8 +1,10 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class WebhooksConfig(AppConfig):
     name = "webhooks"
+    verbose_name = _("Webhooks")
 
     def ready(self):
         from core import metrics

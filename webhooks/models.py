@@ -8,6 +8,8 @@ import uuid
 
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from core.actors import Actor
 from finance.models import Terminal
@@ -29,22 +31,28 @@ class WebhookEvent(models.Model):
     the merchant's event log and the order's history. `body` is exactly what is
     signed and sent, and what the events API answers with."""
 
-    id = models.CharField(primary_key=True, max_length=40, editable=False)
+    id = models.CharField(primary_key=True, max_length=40, editable=False, verbose_name=_("id"))
     # Indexed by event_terminal_newest, which starts with it.
     terminal = models.ForeignKey(
-        Terminal, on_delete=models.PROTECT, related_name="webhook_events", db_index=False
+        Terminal,
+        on_delete=models.PROTECT,
+        related_name="webhook_events",
+        db_index=False,
+        verbose_name=_("terminal"),
     )
-    order_id = models.UUIDField()
-    type = models.CharField(max_length=30, choices=EventType.choices)
-    sequence = models.PositiveIntegerField()
-    actor = models.CharField(max_length=10, choices=Actor.choices)
-    livemode = models.BooleanField(default=True)
-    payload = models.JSONField()
+    order_id = models.UUIDField(verbose_name=_("order id"))
+    type = models.CharField(max_length=30, choices=EventType.choices, verbose_name=_("type"))
+    sequence = models.PositiveIntegerField(verbose_name=_("sequence"))
+    actor = models.CharField(max_length=10, choices=Actor.choices, verbose_name=_("actor"))
+    livemode = models.BooleanField(default=True, verbose_name=_("livemode"))
+    payload = models.JSONField(verbose_name=_("payload"))
     # The exact bytes sent (and signed) on every attempt: JSON columns may reorder keys.
-    body = models.TextField()
-    created_at = models.DateTimeField()
+    body = models.TextField(verbose_name=_("body"))
+    created_at = models.DateTimeField(verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("webhook event")
+        verbose_name_plural = _("webhook events")
         ordering = ["-created_at", "-id"]
         indexes = [
             # The events list: one terminal's, newest first (filters narrow the same scan).
@@ -68,29 +76,41 @@ class DeliveryState(models.TextChoices):
 
 
 class WebhookDelivery(models.Model):
-    event = models.ForeignKey(WebhookEvent, on_delete=models.CASCADE, related_name="deliveries")
+    event = models.ForeignKey(
+        WebhookEvent, on_delete=models.CASCADE, related_name="deliveries", verbose_name=_("event")
+    )
     # The event's terminal, copied so one terminal's deliveries list newest first from
     # one index, without a join that grows with every other terminal's traffic.
     terminal = models.ForeignKey(
-        Terminal, on_delete=models.PROTECT, related_name="webhook_deliveries", db_index=False
+        Terminal,
+        on_delete=models.PROTECT,
+        related_name="webhook_deliveries",
+        db_index=False,
+        verbose_name=_("terminal"),
     )
-    url = models.CharField(max_length=512)
+    url = models.CharField(max_length=512, verbose_name=_("url"))
     state = models.CharField(
-        max_length=10, choices=DeliveryState.choices, default=DeliveryState.PENDING
+        max_length=10,
+        choices=DeliveryState.choices,
+        default=DeliveryState.PENDING,
+        verbose_name=_("state"),
     )
-    attempts = models.PositiveIntegerField(default=0)
-    next_attempt_at = models.DateTimeField()
+    attempts = models.PositiveIntegerField(default=0, verbose_name=_("attempts"))
+    next_attempt_at = models.DateTimeField(verbose_name=_("next attempt at"))
     # A worker claims a delivery by moving this forward with a conditional UPDATE;
     # until it passes, the sweep leaves the delivery alone.
-    locked_until = models.DateTimeField(null=True, blank=True)
-    last_status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    last_error = models.CharField(max_length=500, blank=True)
-    delivered_at = models.DateTimeField(null=True, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    locked_until = models.DateTimeField(null=True, blank=True, verbose_name=_("locked until"))
+    last_status_code = models.PositiveSmallIntegerField(
+        null=True, blank=True, verbose_name=_("last status code")
+    )
+    last_error = models.CharField(max_length=500, blank=True, verbose_name=_("last error"))
+    delivered_at = models.DateTimeField(null=True, blank=True, verbose_name=_("delivered at"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    updated_at = models.DateTimeField(auto_now=True, verbose_name=_("updated at"))
 
     class Meta:
-        verbose_name_plural = "webhook deliveries"
+        verbose_name = _("webhook delivery")
+        verbose_name_plural = _("webhook deliveries")
         indexes = [
             models.Index(
                 fields=["next_attempt_at"], name="delivery_due", condition=Q(state="pending")
@@ -104,18 +124,27 @@ class WebhookDelivery(models.Model):
 
 class WebhookAttempt(models.Model):
     delivery = models.ForeignKey(
-        WebhookDelivery, on_delete=models.CASCADE, related_name="attempt_log"
+        WebhookDelivery,
+        on_delete=models.CASCADE,
+        related_name="attempt_log",
+        verbose_name=_("delivery"),
     )
-    number = models.PositiveIntegerField()
-    started_at = models.DateTimeField()
-    duration_ms = models.PositiveIntegerField()
-    status_code = models.PositiveSmallIntegerField(null=True, blank=True)
-    error = models.CharField(max_length=500, blank=True)
-    response_excerpt = models.TextField(blank=True)
+    number = models.PositiveIntegerField(verbose_name=_("number"))
+    started_at = models.DateTimeField(verbose_name=_("started at"))
+    duration_ms = models.PositiveIntegerField(verbose_name=_("duration ms"))
+    status_code = models.PositiveSmallIntegerField(
+        null=True, blank=True, verbose_name=_("status code")
+    )
+    error = models.CharField(max_length=500, blank=True, verbose_name=_("error"))
+    response_excerpt = models.TextField(blank=True, verbose_name=_("response excerpt"))
 
     class Meta:
+        verbose_name = _("webhook attempt")
+        verbose_name_plural = _("webhook attempts")
         ordering = ["-started_at"]
 
     def __str__(self):
-        outcome = self.status_code or self.error[:60] or "no answer"
-        return f"attempt {self.number} · {outcome} · {self.duration_ms} ms"
+        outcome = self.status_code or self.error[:60] or gettext("no answer")
+        return gettext("attempt {number} · {outcome} · {ms} ms").format(
+            number=self.number, outcome=outcome, ms=self.duration_ms
+        )

@@ -52,7 +52,7 @@ def test_a_wrong_code_does_not_enrol(operator_user):
     client.get("/admin/2fa/")
     response = client.post("/admin/2fa/", {"otp_token": "000000"})
     assert response.status_code == 200
-    assert "not valid" in response.content.decode()
+    assert "Код неверен" in response.content.decode()  # in the operators' Russian
     assert not TOTPDevice.objects.filter(confirmed=True).exists()
     assert client.get("/admin/").status_code == 302
 

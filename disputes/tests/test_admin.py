@@ -1,6 +1,7 @@
 """The operators' dispute queue in the admin, through the test client as the demo
 operator (seed_demo creates it)."""
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -21,6 +22,7 @@ QUEUE = "/admin/disputes/dispute/"
 @pytest.fixture
 def operator(client, demo):
     assert client.login(username="operator", password="operator-demo-password")
+    client.cookies["django_language"] = "en"  # these pages' words, in English
     return client
 
 
@@ -187,7 +189,7 @@ def test_accept_asks_for_a_comment_then_completes_the_buy(shop, demo, operator):
     assert not dispute.processed
     assert Order.objects.get(pk=order["id"]).status == "Pending"
     done = run_action(operator, "accept", [dispute], "Bank statement matches", confirm_money="on")
-    assert done.status_code == 200 and "Accepted 1 dispute(s)." in done.content.decode()
+    assert done.status_code == 200 and "Accepted 1 dispute." in done.content.decode()
     dispute.refresh_from_db()
     assert (dispute.processed, dispute.resolution, dispute.comment, dispute.resolved_by) == (
         True,
@@ -204,14 +206,14 @@ def test_accept_asks_for_a_comment_then_completes_the_buy(shop, demo, operator):
 def test_a_claim_within_ten_percent_needs_no_second_confirmation(shop, demo, operator):
     order, dispute = open_dispute(shop, demo, amount="950")
     done = run_action(operator, "accept", [dispute], "ok")
-    assert "Accepted 1 dispute(s)." in done.content.decode()
+    assert "Accepted 1 dispute." in done.content.decode()
     assert Order.objects.get(pk=order["id"]).paid_amount == Decimal("950.00")
 
 
 def test_reject_asks_for_a_comment_and_moves_no_money(shop, demo, operator):
     order, dispute = open_dispute(shop, demo)
     done = run_action(operator, "reject", [dispute], "No proof of payment")
-    assert "Rejected 1 dispute(s)." in done.content.decode()
+    assert "Rejected 1 dispute." in done.content.decode()
     dispute.refresh_from_db()
     assert (dispute.processed, dispute.resolution, dispute.comment) == (
         True,
@@ -239,7 +241,7 @@ def test_an_already_processed_dispute_in_a_batch_is_reported_and_skipped(shop, d
     done = run_action(operator, "accept", [first, second], "yes")
     html = done.content.decode()
     assert f"Dispute {first.pk}: The dispute has already been processed" in html
-    assert "Accepted 1 dispute(s)." in html
+    assert "Accepted 1 dispute." in html
     first.refresh_from_db()
     second.refresh_from_db()
     assert (first.resolution, second.resolution) == ("rejected", "accepted")
@@ -256,3 +258,16 @@ def test_the_decision_pages_are_for_signed_in_operators_only(shop, demo, client)
 def test_an_unknown_decision_is_404(shop, demo, operator):
     _, dispute = open_dispute(shop, demo)
     assert operator.get(f"{QUEUE}resolve/refund/?ids={dispute.pk}").status_code == 404
+
+
+def test_a_missing_second_confirmation_is_said_on_the_page(shop, demo, operator):
+    _, dispute = open_dispute(shop, demo, amount="800")
+    url = f"/admin/disputes/dispute/resolve/accept/?ids={dispute.pk}"
+    form = operator.get(url).content.decode()
+    assert 'data-testid="confirm-money-note"' in form
+    assert "required" not in re.search(r'<input[^>]*name="confirm_money"[^>]*>', form).group(0)
+    page = operator.post(url, {"comment": "Bank statement matches"}).content.decode()
+    assert 'data-testid="resolve-errors"' in page
+    assert "Tick this box to confirm the money that will move." in page
+    dispute.refresh_from_db()
+    assert not dispute.processed

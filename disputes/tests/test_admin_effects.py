@@ -5,6 +5,7 @@ from .test_admin import open_dispute
 
 def test_the_accept_page_states_the_money_that_will_move(shop, demo, client):
     assert client.login(username="operator", password="operator-demo-password")
+    client.cookies["django_language"] = "en"  # these pages' words, in English
     order, dispute = open_dispute(shop, demo, amount="800")
     page = client.get(f"/admin/disputes/dispute/resolve/accept/?ids={dispute.pk}")
     assert "order Pending -&gt; Completed, merchant +760.00 RUB" in page.content.decode()
@@ -22,6 +23,8 @@ def test_a_dispute_leads_to_its_order_history_webhooks_and_the_merchants_balance
     from finance.models import Balance
 
     assert client.login(username="operator", password="operator-demo-password")
+
+    client.cookies["django_language"] = "en"  # these pages' words, in English
     order, dispute = open_dispute(shop, demo, amount="800")
     page = client.get(f"/admin/disputes/dispute/{dispute.pk}/change/").content.decode()
     balance = Balance.objects.get(terminal=demo.shop)

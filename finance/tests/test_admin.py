@@ -33,6 +33,7 @@ def rows(db, django_user_model) -> Rows:
 
 def login(client):
     assert client.login(username="operator", password=PASSWORD)
+    client.cookies["django_language"] = "en"  # these pages' words, in English
     return client
 
 
@@ -175,6 +176,7 @@ def test_view_only_staff_get_no_state_changing_actions(client, rows):
         Permission.objects.filter(codename__in=["view_terminal", "view_apikey", "view_order"])
     )
     client.force_login(viewer)
+    client.cookies["django_language"] = "en"  # these pages' words, in English
     for url in ["/admin/finance/terminal/", "/admin/finance/apikey/", "/admin/orders/order/"]:
         page = client.get(url).content.decode()
         for action in ["generate_api_key", "rotate_webhook_secret", "revoke", "cancel_orders"]:

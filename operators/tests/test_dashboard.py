@@ -1,13 +1,13 @@
 """The operators' dashboard: live figures that agree with the API, in constant statements."""
 
 import re
-from decimal import Decimal
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from conftest import buy_body, sell_body, trader_for
+from orders.models import Order
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def test_the_admin_index_links_the_dashboard(operator):
 def test_figures_agree_with_the_orders_the_api_lists(operator, demo, shop):
     empty = operator.get("/admin/dashboard/?period=24h").content.decode()
     assert figure(empty, "kpi-orders") == "0"
-    assert figure(empty, "kpi-conversion") == "0.0"
+    assert figure(empty, "kpi-conversion") == "0,0"
     assert figure(empty, "kpi-median-confirm-seconds") == "0"
 
     completed = shop.post("/api/v1/order/", buy_body(demo, amount="1000.00")).json()
@@ -51,9 +51,9 @@ def test_figures_agree_with_the_orders_the_api_lists(operator, demo, shop):
     assert figure(html, "kpi-orders") == str(listed["orders"]["total"]) == "4"
     assert figure(html, "kpi-completed") == "2"
     assert figure(html, "kpi-pending") == "1"
-    assert figure(html, "kpi-conversion") == "66.7"
-    assert Decimal(figure(html, "kpi-volume-buy")) == Decimal("1000.00")
-    assert Decimal(figure(html, "kpi-volume-sell")) == Decimal("2000.00")
+    assert figure(html, "kpi-conversion") == "66,7"
+    assert figure(html, "kpi-volume-buy") == "1\xa0000,00"
+    assert figure(html, "kpi-volume-sell") == "2\xa0000,00"
     assert figure(html, "kpi-median-confirm-seconds").isdigit()
     assert figure(html, "kpi-disputes-open") == "0"
     assert figure(html, "kpi-webhooks-failed") == "0"
@@ -87,7 +87,7 @@ def test_bad_period_or_terminal_is_said_not_guessed(operator):
     response = operator.get("/admin/dashboard/?period=1y&terminal=nope")
     assert response.status_code == 400
     html = response.content.decode()
-    assert "pick 24h, 7d or 30d" in html
+    assert "выберите 24h, 7d или 30d" in html
     assert figure(html, "kpi-orders") == "0"
 
 
@@ -108,16 +108,47 @@ def test_statement_count_does_not_grow_with_orders(operator, demo, shop):
     assert statements() == few
 
 
-def test_a_russian_browser_gets_the_dashboard_in_russian_with_the_same_figures(operator):
-    response = operator.get("/admin/dashboard/", HTTP_ACCEPT_LANGUAGE="ru-RU,ru;q=0.9")
+def test_the_dashboard_is_russian_whatever_the_browser_and_english_by_choice(operator):
+    response = operator.get("/admin/dashboard/", HTTP_ACCEPT_LANGUAGE="en-US,en;q=0.9")
     html = response.content.decode()
     assert response["Content-Language"] == "ru"
     assert "Создано ордеров" in html and "Главная" in html  # the dashboard's and the breadcrumbs'
     assert figure(html, "kpi-orders") == "0"
-    english = operator.get("/admin/dashboard/", HTTP_ACCEPT_LANGUAGE="en").content.decode()
+    operator.post("/admin/i18n/setlang/", {"language": "en", "next": "/admin/dashboard/"})
+    english = operator.get("/admin/dashboard/").content.decode()
     assert "Orders created" in english
+    assert figure(english, "kpi-conversion") == "0.0"
 
 
 def test_the_api_keeps_speaking_english_to_russian_browsers(shop, db):
     response = shop.get("/api/v1/order/nothing-here", headers={"Accept-Language": "ru"})
     assert response.json()["message"] == "Order not found"
+
+
+def test_trader_load_draws_pending_now_and_every_figure_is_russian(operator, demo, shop):
+    first = shop.post("/api/v1/order/", buy_body(demo, amount="7350.00")).json()
+    trader_for(first).post(f"/api/v1/trader/orders/{first['id']}/confirm")
+    for amount in ["1100.00", "1200.00", "1300.00"]:
+        shop.post("/api/v1/order/", buy_body(demo, amount=amount))
+    html = operator.get("/admin/dashboard/?period=24h").content.decode()
+    chart = re.search(r'<svg data-testid="chart-trader-load".*?</svg>', html, re.S).group(0)
+    bars = [
+        (name, float(width))
+        for name, width in re.findall(
+            r'<text x="0" y="\d+">([^<]+)</text>.*?fill="#eee"/><rect x="\d+" y="\d+" '
+            r'width="([\d.]+)"',
+            chart,
+            re.S,
+        )
+    ]
+    pending = {}
+    for order in Order.objects.filter(status="Pending").select_related("trader"):
+        pending[order.trader.name] = pending.get(order.trader.name, 0) + 1
+    busiest = max(pending.values())
+    for name, width in bars:  # the bar is Pending now, scaled to the busiest trader
+        assert round(width / 440 * busiest, 3) == pending.get(name, 0), (name, width)
+    assert "в ожидании" in chart and "конверсия" in chart
+    assert figure(html, "kpi-volume-buy") == "7\xa0350,00"
+    assert '<span class="unit">₽</span>' in html and '<span class="unit">%' in html
+    legend = re.search(r'<svg data-testid="chart-orders-per-hour".*?</svg>', html, re.S).group(0)
+    assert "Завершён" in legend and "В ожидании" in legend and "MSK" in legend

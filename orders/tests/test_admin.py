@@ -8,6 +8,7 @@ from orders.models import Requisite
 @pytest.fixture
 def operator(client, demo):
     assert client.login(username="operator", password="operator-demo-password")
+    client.cookies["django_language"] = "en"  # these pages' words, in English
     return client
 
 

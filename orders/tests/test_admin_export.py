@@ -2,10 +2,12 @@
 
 import csv
 import io
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from conftest import buy_body, sell_body
+from orders.models import Order
 
 
 @pytest.fixture
@@ -18,8 +20,9 @@ def exported(response) -> list[dict]:
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
     assert response.streaming
-    text = b"".join(response.streaming_content).decode()
-    return list(csv.DictReader(io.StringIO(text)))
+    text = b"".join(response.streaming_content).decode("utf-8")
+    assert text.startswith("\ufeff")  # the byte order mark a Russian Excel needs for UTF-8
+    return list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff")), delimiter=";"))
 
 
 def listed_ids(operator, query: str) -> list[str]:
@@ -53,6 +56,22 @@ def test_a_formula_in_a_merchants_field_is_not_run_by_a_spreadsheet(operator, de
     (row,) = exported(operator.get("/admin/orders/order/export.csv"))
     assert row["client_order_id"] == "'=HYPERLINK(1)"
     assert row["status"] == "Pending" and row["amount"]
+
+
+def test_a_russian_spreadsheet_reads_columns_decimal_commas_and_moscow_time(operator, demo, shop):
+    created = shop.post("/api/v1/order/", buy_body(demo, amount="7350.00")).json()
+    response = operator.get("/admin/orders/order/export.csv")
+    assert "MSK" in response["Content-Disposition"]
+    raw = b"".join(response.streaming_content)
+    assert raw.startswith(b"\xef\xbb\xbf")
+    header = raw.decode("utf-8-sig").splitlines()[0]
+    assert header.startswith("id;created_at;terminal;")
+    (row,) = exported(operator.get("/admin/orders/order/export.csv"))
+    assert row["amount"] == "7350,00" and row["requested_amount"] == "7350,00"
+    order = Order.objects.get(pk=created["id"])
+    moscow = order.created_at.astimezone(ZoneInfo("Europe/Moscow"))
+    assert row["created_at"] == moscow.strftime("%d.%m.%Y %H:%M:%S")
+    assert row["expires_at"].count(".") == 2 and "T" not in row["expires_at"]
 
 
 def test_anonymous_cannot_export(client, db):

@@ -6,6 +6,7 @@ from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 
 def test_an_event_page_shows_its_body_indented_and_offers_no_save(client, demo, shop):
     assert client.login(username="operator", password="operator-demo-password")
+    client.cookies["django_language"] = "en"  # these pages' words, in English
     order = shop.post("/api/v1/order/", buy_body(demo, webhook_url="https://example.com/h")).json()
     event = WebhookEvent.objects.get(order_id=order["id"])
     page = client.get(f"/admin/webhooks/webhookevent/{event.pk}/change/").content.decode()
@@ -31,6 +32,8 @@ def test_a_delivery_is_resent_from_its_own_page(client, demo, shop):
     from webhooks.models import DeliveryState
 
     assert client.login(username="operator", password="operator-demo-password")
+
+    client.cookies["django_language"] = "en"  # these pages' words, in English
     order = shop.post("/api/v1/order/", buy_body(demo, webhook_url="https://example.com/h")).json()
     delivery = WebhookDelivery.objects.get(event__order_id=order["id"])
     WebhookDelivery.objects.filter(pk=delivery.pk).update(
@@ -43,6 +46,6 @@ def test_a_delivery_is_resent_from_its_own_page(client, demo, shop):
         {"action": "resend", "_selected_action": delivery.pk},
         follow=True,
     )
-    assert "Queued 1 delivery(ies)" in done.content.decode()
+    assert "Queued 1 delivery for sending now." in done.content.decode()
     delivery.refresh_from_db()
     assert delivery.state == DeliveryState.PENDING
