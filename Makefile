@@ -48,6 +48,9 @@ run: export DEBUG ?= true
 run: export ADMIN_2FA ?= false
 run: export TRADER_2FA ?= false
 run: export APP_PORT := $(PORT)
+# Loopback only: the demo (DEBUG, demo passwords, private webhook targets allowed) is
+# for this machine. RUN_HOST=0.0.0.0 make run opens it to the network on purpose.
+run: export APP_HOST := $(or $(RUN_HOST),127.0.0.1)
 run: export PUBLIC_BASE_URL ?= http://localhost:$(PORT)
 run: export ALLOWED_HOSTS ?= *
 # Metrics of every web and Celery process add up through files here (one per

@@ -22,7 +22,10 @@ if _env_file.exists():
 # The cores this process may use (a container's cpuset), not the host's.
 cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
-bind = os.environ.get("GUNICORN_BIND", f"0.0.0.0:{os.environ.get('PORT', '8000')}")
+# Loopback unless GUNICORN_BIND says otherwise: the proxy in front (nginx, on this
+# machine) is the way in, and a gunicorn on every interface could be reached around it
+# by accident. A container whose proxy is another container sets GUNICORN_BIND.
+bind = os.environ.get("GUNICORN_BIND", f"127.0.0.1:{os.environ.get('PORT', '8000')}")
 workers = int(os.environ.get("WEB_CONCURRENCY", (cores or 1) + 1))
 worker_class = "gthread"
 threads = int(os.environ.get("GUNICORN_THREADS", 2))

@@ -2,9 +2,12 @@
 receipts. The type comes from the content (filetype), never from the client's
 content type or file name."""
 
+import warnings
+
 import filetype
 from django.core.files.storage import default_storage
 from django.http import FileResponse
+from PIL import Image
 
 # filetype looks at most at the first 8 KiB; reading only that keeps a large upload
 # (spooled to a temporary file by Django) out of memory.
@@ -19,6 +22,37 @@ def file_sniff(upload) -> filetype.Type | None:
     head = upload.read(SNIFF_BYTES)
     upload.seek(0)
     return filetype.guess(head) if head else None
+
+
+# An image larger than this (in pixels) is refused: a few hundred kilobytes of PNG can
+# unpack to gigabytes in the browser of the operator who opens it. A 50-megapixel
+# photo (8660 x 5774) is far above what a phone's screenshot or a receipt needs.
+MAX_IMAGE_PIXELS = 50_000_000
+
+
+def image_pixels(upload) -> int | None:
+    """Width x height of an image, read from its header alone (nothing is decoded);
+    None when Pillow cannot read the header (a type it does not know)."""
+    upload.seek(0)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(upload) as image:
+                width, height = image.size
+    except Image.DecompressionBombError:
+        return MAX_IMAGE_PIXELS + 1  # past Pillow's own limit: larger than ours
+    except Exception:
+        return None
+    finally:
+        upload.seek(0)
+    return width * height
+
+
+def image_too_large(upload, kind: filetype.Type) -> bool:
+    if not kind.mime.startswith("image/"):
+        return False
+    pixels = image_pixels(upload)
+    return pixels is not None and pixels > MAX_IMAGE_PIXELS
 
 
 def mime_allowed(mime: str, *, prefixes: tuple[str, ...], exact: tuple[str, ...]) -> bool:

@@ -4,9 +4,13 @@
 Key authentication counts the request in the same trip to the cache as its other reads
 (`window_round`) and leaves the count on the request; the throttle only compares it."""
 
+import fcntl
 import logging
+import os
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from django.conf import settings
 from django.core.cache import cache
@@ -49,12 +53,27 @@ def window_round(*, count: tuple[str, int] | None, peek: list[str]) -> tuple:
 
 def _count(key: str, period: int) -> int:
     # incr first: once a window is open (every request but its first) that is all.
+    # Only Redis counts atomically (round_trip above); another cache's incr reads and
+    # writes back, so counts of one machine's processes take turns on a file lock.
+    with _counting():
+        try:
+            return cache.incr(key)
+        except ValueError:  # the window's first request
+            if cache.add(key, 1, timeout=period + 1):
+                return 1
+            return cache.incr(key)  # another process opened it between our incr and add
+
+
+@contextmanager
+def _counting():
+    directory = Path(settings.VAR_DIR)
+    directory.mkdir(parents=True, exist_ok=True)
+    fd = os.open(directory / "cache-count.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
-        return cache.incr(key)
-    except ValueError:  # the window's first request
-        if cache.add(key, 1, timeout=period + 1):
-            return 1
-        return cache.incr(key)  # another process opened it between our incr and add
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)

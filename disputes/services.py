@@ -18,7 +18,13 @@ from django.utils import timezone
 from audit.services import actor_parts, audit_record
 from core.error_codes import ErrorCode
 from core.errors import Conflict, Forbidden, InvalidRequest, NotFound, ServiceError
-from core.files import claim_contradicts, file_sniff, mime_allowed
+from core.files import (
+    MAX_IMAGE_PIXELS,
+    claim_contradicts,
+    file_sniff,
+    image_too_large,
+    mime_allowed,
+)
 from core.formats import iso_utc, parse_uuid
 from core.money import money_number, quantize_money
 from core.uploads import MAX_UPLOAD_BYTES, MAX_UPLOAD_TEXT
@@ -79,6 +85,10 @@ def evidence_check(*, files: list) -> list[tuple[object, filetype.Type]]:
         ):
             raise UnsupportedFileType(
                 f"File {upload.name!r} is sent as {upload.content_type} but its content is {kind.mime}"
+            )
+        if image_too_large(upload, kind):
+            raise PayloadTooLarge(
+                f"File {upload.name!r} is an image of more than {MAX_IMAGE_PIXELS:,} pixels"
             )
         checked.append((upload, kind))
     return checked

@@ -15,8 +15,10 @@ from django.utils import timezone
 from core.error_codes import ErrorCode
 from core.errors import InvalidRequest
 from core.files import (
+    MAX_IMAGE_PIXELS,
     claim_contradicts,
     file_sniff,
+    image_too_large,
     mime_allowed,
     private_file_response,
 )
@@ -58,6 +60,11 @@ def receipt_check(*, upload) -> filetype.Type:
         raise ReceiptRefused(
             f"File is sent as {upload.content_type} but its content is {kind.mime}",
             code=ErrorCode.RECEIPT_TYPE,
+        )
+    if image_too_large(upload, kind):
+        raise ReceiptRefused(
+            f"File is an image of more than {MAX_IMAGE_PIXELS:,} pixels",
+            code=ErrorCode.RECEIPT_TOO_LARGE,
         )
     return kind
 

@@ -21,12 +21,34 @@ class Target:
     auth: tuple[str, str] | None
 
 
+# NAT64's well-known prefix: the last 32 bits are the IPv4 address reached.
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+def _embedded(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address carries (and reaches through a relay or a
+    translator): IPv4-mapped, 6to4, Teredo (server and client), NAT64."""
+    out = [ip.ipv4_mapped, ip.sixtofour, *(ip.teredo or ())]
+    if ip in _NAT64:
+        out.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return [address for address in out if address is not None]
+
+
 def _is_public(address: str) -> bool:
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = _embedded(ip)
+        if any(not _is_public_itself(inner) for inner in embedded):
+            return False
+        if ip.ipv4_mapped:
+            return True  # the IPv4 address itself, checked just above
+    return _is_public_itself(ip)
+
+
+def _is_public_itself(ip) -> bool:
     # is_global also rules out shared (carrier-grade NAT, some clouds' metadata
-    # services), documentation and benchmarking ranges, which is_private misses.
+    # services), documentation and benchmarking ranges, which is_private misses;
+    # site-local (fec0::/10, deprecated but still routed by some) it does not.
     return ip.is_global and not (
         ip.is_private
         or ip.is_loopback
@@ -34,6 +56,7 @@ def _is_public(address: str) -> bool:
         or ip.is_reserved
         or ip.is_multicast
         or ip.is_unspecified
+        or getattr(ip, "is_site_local", False)
     )
 
 

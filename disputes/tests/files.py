@@ -18,6 +18,22 @@ def png(name="shot.png", pad_to: int | None = None) -> SimpleUploadedFile:
     return SimpleUploadedFile(name, data, content_type="image/png")
 
 
+def huge_png(name="huge.png", side: int = 20000) -> SimpleUploadedFile:
+    """A PNG that says it is `side` x `side` pixels: its header and one empty chunk of
+    data, as small as a file can be and as large as the image it announces."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0)
+    data = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+    data += chunk(b"IDAT", zlib.compress(b"")) + chunk(b"IEND", b"")
+    return SimpleUploadedFile(name, data, content_type="image/png")
+
+
 def jpeg(name="photo.jpg") -> SimpleUploadedFile:
     buf = io.BytesIO()
     Image.new("RGB", (8, 8), (30, 200, 30)).save(buf, "JPEG")

@@ -179,6 +179,15 @@ def test_one_byte_over_5_mb_is_413_and_stores_nothing(shop, order):
     assert create(shop, order["id"]).status_code == 201  # the one dispute is not used up
 
 
+def test_an_image_of_too_many_pixels_is_413_and_stores_nothing(shop, order):
+    """Measured before: a PNG of 20000 x 20000 accepted and shown inline to operators."""
+    response = create(shop, order["id"], evidence=[f.png(), f.huge_png()])
+    assert_error(response, 413, "file_too_large")
+    assert "pixels" in response.json()["message"]
+    assert_nothing_stored()
+    assert create(shop, order["id"], evidence=[f.huge_png(side=7000)]).status_code == 201
+
+
 def test_more_than_five_files_is_400_and_stores_nothing(shop, order):
     response = create(shop, order["id"], evidence=[f.png(f"{i}.png") for i in range(6)])
     assert_error(response, 400, "too_many_files")

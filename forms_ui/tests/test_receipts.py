@@ -73,6 +73,7 @@ def test_a_receipt_is_listed_and_downloaded_byte_for_byte_by_the_orders_trader(s
         (f.mp4, "type"),
         (f.empty, "empty"),
         (lambda: f.png(pad_to=f.MB5 + 1), "too_large"),
+        (f.huge_png, "too_large"),
     ],
 )
 def test_a_refused_file_is_explained_on_the_page_and_nothing_is_stored(

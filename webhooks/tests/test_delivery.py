@@ -158,6 +158,20 @@ def test_a_webhook_url_the_guard_refuses_is_refused_at_creation(shop, demo, sett
         "fe80::1",
         "::ffff:127.0.0.1",
         "64:ff9b::a9fe:a9fe",
+        "64:ff9b::a00:1",  # NAT64 around 10.0.0.1
+        "64:ff9b:1::a00:1",  # local-use NAT64
+        "2002:a9fe:a9fe::",  # 6to4 around 169.254.169.254
+        "2002:a00:1::1",  # 6to4 around 10.0.0.1
+        "2002:7f00:1::",  # 6to4 around 127.0.0.1
+        "fec0::1",  # site-local
+        "fec0:1234::5",
+        "2001:0:4136:e378:8000:63bf:3fff:fdd2",  # Teredo
+        "::10.0.0.1",  # IPv4-compatible
+        "::ffff:0:a00:1",  # IPv4-translated
+        "100::1",  # discard-only
+        "2001:db8::1",  # documentation
+        "fc00::1",
+        "ff02::1",
     ],
 )
 def test_every_private_range_is_refused(settings, address):
@@ -167,6 +181,13 @@ def test_every_private_range_is_refused(settings, address):
     host = f"[{address}]" if ":" in address else address
     with pytest.raises(DeliveryRefused):
         resolve_target(f"http://{host}/hook")
+
+
+@pytest.mark.parametrize("address", ["8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8"])
+def test_public_addresses_pass(settings, address):
+    from webhooks.guard import _is_public
+
+    assert _is_public(address)
 
 
 def test_sweep_recovers_a_delivery_whose_task_was_never_queued(

@@ -1,3 +1,5 @@
+import os
+
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
@@ -9,9 +11,25 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         base = settings.PUBLIC_BASE_URL
+        host = os.environ.get("APP_HOST", "127.0.0.1")
+        reach = (
+            "this machine only (RUN_HOST=0.0.0.0 make run opens it to the network)"
+            if host in ("127.0.0.1", "localhost", "::1")
+            else f"every address of {host}: anyone who can reach this machine can sign in"
+        )
+        warnings = [
+            "DEBUG on" if settings.DEBUG else None,
+            "demo passwords and keys, printed below",
+            "webhooks may go to private networks"
+            if settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS
+            else None,
+        ]
         self.stdout.write(
             f"""
-Payment orders service
+Payment orders service: A DEMO, NOT FOR REAL MONEY
+  {"; ".join(w for w in warnings if w)}.
+  Listening on  {reach}
+  Production runs with docs/deploy.md's settings, never with make run.
   API docs      {base}/api/docs/
   OpenAPI       {base}/api/schema/
   Admin         {base}/admin/   (operator / operator-demo-password)
