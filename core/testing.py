@@ -61,3 +61,22 @@ class LocalServer:
     def close(self):
         self.server.shutdown()
         self.server.server_close()
+
+
+def operator_user_create():
+    """A staff user in the Operators group, `operator` / `operator-demo-password` (the
+    demo set's operator, without the rest of the set)."""
+    from io import StringIO
+
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+    from django.core.management import call_command
+
+    call_command("operators_group", verbosity=0, stdout=StringIO())
+    user = get_user_model().objects.filter(username="operator").first()
+    if user is None:  # the demo set, when loaded too, has made it already
+        user = get_user_model().objects.create_user(
+            "operator", "operator@example.com", "operator-demo-password", is_staff=True
+        )
+    user.groups.add(Group.objects.get(name="Operators"))
+    return user

@@ -9,12 +9,17 @@ import jsonschema
 import pytest
 from django.test import Client
 
-from conftest import buy_body
+from core.testing import ApiClient
 
 
 @pytest.fixture
 def openapi(db):
     return Client().get("/api/schema/?format=json").json()
+
+
+@pytest.fixture
+def shop(world) -> ApiClient:  # core/tests/conftest.py's world, not the demo set
+    return world.shop
 
 
 def request_schema(openapi, name: str) -> dict:
@@ -29,8 +34,8 @@ def test_order_create_documents_the_bare_order_and_replay_header(openapi):
     assert "Retry-After" in openapi["paths"]["/api/v1/order/"]["get"]["responses"]["429"]["headers"]
 
 
-def test_order_create_201_body_matches_the_documented_schema(shop, demo, openapi):
-    response = shop.post("/api/v1/order/", buy_body(demo))
+def test_order_create_201_body_matches_the_documented_schema(shop, world, openapi):
+    response = shop.post("/api/v1/order/", world.buy_body())
     assert response.status_code == 201, response.content
     body = response.json()
     assert "success" not in body
@@ -39,12 +44,12 @@ def test_order_create_201_body_matches_the_documented_schema(shop, demo, openapi
 
 
 @pytest.mark.parametrize("amount", ["0", "0.00", "000.0", "5.", "+5", "1e3"])
-def test_amount_pattern_refuses_what_the_server_refuses(openapi, shop, demo, amount):
+def test_amount_pattern_refuses_what_the_server_refuses(openapi, shop, world, amount):
     pattern = request_schema(openapi, "OrderCreateInRequest")["properties"]["amount"]["oneOf"][0][
         "pattern"
     ]
     assert not re.search(pattern, amount)
-    response = shop.post("/api/v1/order/", buy_body(demo, amount=amount))
+    response = shop.post("/api/v1/order/", world.buy_body(amount=amount))
     assert response.status_code == 400, response.content
 
 
@@ -73,15 +78,15 @@ def test_nul_in_a_query_is_a_400(shop, path):
     assert response.json()["code"] == "malformed_request"
 
 
-def test_nul_in_json_is_a_400_and_creates_nothing(shop, demo):
+def test_nul_in_json_is_a_400_and_creates_nothing(shop, world):
     from orders.models import Order
 
-    response = shop.post("/api/v1/order/", buy_body(demo, client_order_id="a\x00b"))
+    response = shop.post("/api/v1/order/", world.buy_body(client_order_id="a\x00b"))
     assert response.status_code == 400, response.content
     assert not Order.objects.exists()
 
 
-def test_nul_in_a_form_field_is_a_400(shop, demo):
+def test_nul_in_a_form_field_is_a_400(shop, world):
     response = shop.post_multipart(
         "/api/v1/disputes/create", {"order_id": "x\x00", "amount": "10.00"}
     )
@@ -96,8 +101,8 @@ def test_a_body_nested_too_deeply_is_a_400_with_or_without_key(shop, key):
     assert response.json()["success"] is False
 
 
-def test_a_text_part_named_files_is_refused(shop, demo):
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+def test_a_text_part_named_files_is_refused(shop, world):
+    order = shop.post("/api/v1/order/", world.buy_body()).json()
     response = shop.post_multipart(
         "/api/v1/disputes/create", {"order_id": order["id"], "amount": "10.00", "files": "{}"}
     )

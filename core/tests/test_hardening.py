@@ -9,7 +9,7 @@ import pytest
 from django.core.cache import cache
 from django.db import connection
 
-from conftest import ApiClient, buy_body
+from core.testing import ApiClient
 from finance.tests.factories import PaymentMethodFactory, TerminalFactory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -138,12 +138,13 @@ def test_security_headers_on_api_and_pages(merchant, client):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_database_lost_mid_request_is_a_clear_503_and_writes_nothing(demo_transactional):
+def test_database_lost_mid_request_is_a_clear_503_and_writes_nothing(transactional_db):
     from django.db import OperationalError
 
     from orders.models import Order
+    from webhooks.tests.world import World
 
-    demo = demo_transactional
+    world = World.build()
     lost = {"after": None}
 
     def lose_after_the_orders_first_write(execute, sql, params, many, context):
@@ -156,7 +157,7 @@ def test_database_lost_mid_request_is_a_clear_503_and_writes_nothing(demo_transa
         return result
 
     with connection.execute_wrapper(lose_after_the_orders_first_write):
-        response = ApiClient("demo-shop-key").post("/api/v1/order/", buy_body(demo))
+        response = world.shop.post("/api/v1/order/", world.buy_body())
     # The setup did what it says: the order's INSERT ran before the loss.
     assert lost["after"] is not None
     assert response.status_code == 503, response.content

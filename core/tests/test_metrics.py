@@ -11,6 +11,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from core.metrics import actor_label
 from webhooks.delivery import delivery_attempt
 from webhooks.models import WebhookDelivery
+from webhooks.tests.conftest import SECRET
 from webhooks.tests.receiver import Receiver
 from webhooks.tests.world import World
 
@@ -102,7 +103,7 @@ def test_metrics_refuse_writes_with_a_json_405(db):
 def world(transactional_db) -> World:
     """A terminal, method and trader of the test's own, committed (metrics count what
     commits)."""
-    return World.build()
+    return World.build(webhook_secret=SECRET)
 
 
 def test_creating_an_order_counts_it_once_by_side_and_route_pattern(world):

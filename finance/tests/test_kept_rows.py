@@ -12,6 +12,7 @@ from core.testing import ApiClient
 from finance.models import ApiKey, FeeRange, Terminal
 from finance.services import api_key_revoke
 from finance.tests.factories import TerminalFactory
+from orders.tests.factories import RequisiteFactory
 
 BALANCE = "/api/v1/finance/balance"
 
@@ -57,17 +58,19 @@ def test_a_lost_generation_keeps_nothing_stale(db):
     assert client.get(BALANCE).status_code == 401
 
 
-def test_a_new_fee_applies_to_the_next_order(demo, shop):
+def test_a_new_fee_applies_to_the_next_order(db):
+    requisite = RequisiteFactory()
+    shop = ApiClient(TerminalFactory(methods=[requisite.method]).raw_key)
     body = {
         "client_order_id": "fee-1",
         "order_side": "Buy",
-        "payment_method_id": demo.method_id("Sberbank SBP"),
+        "payment_method_id": str(requisite.method_id),
         "amount": "1000.00",
     }
     first = shop.post("/api/v1/order/", body)
     assert first.status_code == 201, first.content
     assert first.json()["fee"] == "5.00"
-    fee_range = FeeRange.objects.get(method=demo.methods["Sberbank SBP"], side="Buy")
+    fee_range = FeeRange.objects.get(method=requisite.method, side="Buy")
     fee_range.fee = Decimal("7.5")
     fee_range.save()
     second = shop.post("/api/v1/order/", dict(body, client_order_id="fee-2", amount="1001.00"))

@@ -6,6 +6,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from core.testing import operator_user_create
 from webhooks.delivery import delivery_attempt
 from webhooks.models import WebhookDelivery
 
@@ -19,7 +20,7 @@ def world(db):
     """A test's own terminal, method and trader (factories, not the demo set)."""
     from .world import World
 
-    return World.build()
+    return World.build(webhook_secret=SECRET)
 
 
 @pytest.fixture
@@ -30,8 +31,10 @@ def receiver():
 
 
 @pytest.fixture
-def operator(demo) -> Client:
-    """The demo operator, signed in through the admin's login form."""
+def operator(db) -> Client:
+    """An operator (the demo set's user name and password), signed in through the
+    admin's login form."""
+    operator_user_create()
     client = Client()
     response = client.post(
         "/admin/login/",

@@ -8,32 +8,30 @@ from django.conf import settings
 from django.db import connection
 from standardwebhooks.webhooks import Webhook
 
-from conftest import ApiClient, buy_body
 from webhooks.claims import deliveries_claim
 from webhooks.delivery import deliveries_send
 from webhooks.models import WebhookAttempt, WebhookDelivery
 
 from .conftest import SECRET, headers_of
+from .world import World
 
 POSTGRES = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 
 
-def _deliveries_to(demo, shop, receiver, count: int) -> None:
+def _deliveries_to(world, receiver, count: int) -> None:
     """One order whose event goes to `count` URLs of the receiver: `count` deliveries,
     due now (nothing is queued: the test's transaction never commits)."""
-    demo.shop.webhook_urls = [f"{receiver.url}/{i}" for i in range(count)]
-    demo.shop.save()
-    response = shop.post("/api/v1/order/", buy_body(demo))
+    world.terminal.webhook_urls = [f"{receiver.url}/{i}" for i in range(count)]
+    world.terminal.save()
+    response = world.shop.post("/api/v1/order/", world.buy_body())
     assert response.status_code == 201, response.content
     assert WebhookDelivery.objects.filter(state="pending").count() == count
 
 
-def test_one_run_keeps_the_configured_number_of_deliveries_in_flight(
-    shop, demo, receiver, settings
-):
+def test_one_run_keeps_the_configured_number_of_deliveries_in_flight(world, receiver, settings):
     settings.WEBHOOK_DELIVERY_CONCURRENCY = 6
     receiver.delay = 0.3  # each answer takes a while, so overlapping requests are seen
-    _deliveries_to(demo, shop, receiver, 10)
+    _deliveries_to(world, receiver, 10)
 
     assert deliveries_send() == 10
 
@@ -47,21 +45,19 @@ def test_one_run_keeps_the_configured_number_of_deliveries_in_flight(
     assert all(a.status_code == 200 and a.error == "" and a.duration_ms >= 0 for a in attempts)
 
 
-def test_a_concurrency_of_one_sends_one_at_a_time(shop, demo, receiver, settings):
+def test_a_concurrency_of_one_sends_one_at_a_time(world, receiver, settings):
     settings.WEBHOOK_DELIVERY_CONCURRENCY = 1
     receiver.delay = 0.1
-    _deliveries_to(demo, shop, receiver, 3)
+    _deliveries_to(world, receiver, 3)
     assert deliveries_send() == 3
     assert receiver.most_in_flight == 1
     assert len(receiver.requests) == 3
 
 
-def test_failures_in_a_run_are_recorded_and_scheduled_each_on_its_own(
-    shop, demo, receiver, settings
-):
+def test_failures_in_a_run_are_recorded_and_scheduled_each_on_its_own(world, receiver, settings):
     settings.WEBHOOK_DELIVERY_CONCURRENCY = 4
     receiver.status = 503
-    _deliveries_to(demo, shop, receiver, 4)
+    _deliveries_to(world, receiver, 4)
     WebhookDelivery.objects.filter(url=f"{receiver.url}/3").update(url="ftp://example.com/x")
     assert deliveries_send() == 4
     assert deliveries_send() == 0  # nothing is due again before its retry time
@@ -70,11 +66,9 @@ def test_failures_in_a_run_are_recorded_and_scheduled_each_on_its_own(
     assert set(WebhookDelivery.objects.values_list("state", "attempts")) == {("pending", 1)}
 
 
-def test_a_run_starts_with_its_own_delivery_then_takes_the_others_due(
-    shop, demo, receiver, settings
-):
+def test_a_run_starts_with_its_own_delivery_then_takes_the_others_due(world, receiver, settings):
     settings.WEBHOOK_DELIVERY_CONCURRENCY = 1
-    _deliveries_to(demo, shop, receiver, 2)
+    _deliveries_to(world, receiver, 2)
     first, second = WebhookDelivery.objects.order_by("pk")
     assert deliveries_send(first_id=second.pk) == 2
     assert [r["path"] for r in receiver.requests] == ["/hooks/1", "/hooks/0"]
@@ -83,11 +77,11 @@ def test_a_run_starts_with_its_own_delivery_then_takes_the_others_due(
     assert len(receiver.requests) == 2
 
 
-def test_connections_are_kept_alive_and_reused(shop, demo, receiver, settings):
+def test_connections_are_kept_alive_and_reused(world, receiver, settings):
     settings.WEBHOOK_DELIVERY_CONCURRENCY = 2
     receiver.keep_alive = True
     receiver.delay = 0.05
-    _deliveries_to(demo, shop, receiver, 8)
+    _deliveries_to(world, receiver, 8)
     assert deliveries_send() == 8
     # Eight requests over at most as many connections as there were in flight.
     assert len(receiver.requests) == 8
@@ -96,8 +90,8 @@ def test_connections_are_kept_alive_and_reused(shop, demo, receiver, settings):
 
 @pytest.mark.postgres
 @pytest.mark.skipif(not POSTGRES, reason="needs DATABASE_URL=postgres://…")
-def test_workers_claiming_at_once_take_different_deliveries(demo_transactional, receiver):
-    _deliveries_to(demo_transactional, ApiClient("demo-shop-key"), receiver, 10)
+def test_workers_claiming_at_once_take_different_deliveries(transactional_db, receiver):
+    _deliveries_to(World.build(webhook_secret=SECRET), receiver, 10)
     barrier = threading.Barrier(3)
     claimed: list[list[int]] = [[], [], []]
 

@@ -9,7 +9,7 @@ import time_machine
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-from conftest import buy_body, trader_for
+from core.testing import ApiClient
 from webhooks.delivery import delivery_attempt
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 from webhooks.services import delivery_resend, webhook_secret_rotate
@@ -18,9 +18,14 @@ from webhooks.tasks import deliveries_requeue_due
 from .conftest import SECRET, deliver_all, event_page, headers_of, make_due
 
 
-def test_events_are_signed_per_standard_webhooks_and_carry_the_order(shop, demo, receiver):
-    order = shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url)).json()
-    trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+@pytest.fixture
+def shop(world) -> ApiClient:  # the conftest's world, not the demo set
+    return world.shop
+
+
+def test_events_are_signed_per_standard_webhooks_and_carry_the_order(shop, world, receiver):
+    order = shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url)).json()
+    world.trader.post(f"/api/v1/trader/orders/{order['id']}/confirm")
     deliver_all()
     assert len(receiver.requests) == 2
     payloads = []
@@ -39,8 +44,8 @@ def test_events_are_signed_per_standard_webhooks_and_carry_the_order(shop, demo,
     assert all(d.state == "delivered" for d in WebhookDelivery.objects.all())
 
 
-def test_a_tampered_body_fails_verification(shop, demo, receiver):
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+def test_a_tampered_body_fails_verification(shop, world, receiver):
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     deliver_all()
     request = receiver.requests[0]
     headers = {k.lower(): v for k, v in request["headers"].items()}
@@ -48,26 +53,26 @@ def test_a_tampered_body_fails_verification(shop, demo, receiver):
         Webhook(SECRET).verify(request["body"].replace(b"Pending", b"Completd"), headers)
 
 
-def test_terminal_urls_are_used_when_the_order_has_none(shop, demo, receiver):
-    demo.shop.webhook_urls = [receiver.url, receiver.url + "/second"]
-    demo.shop.save()
-    shop.post("/api/v1/order/", buy_body(demo))
+def test_terminal_urls_are_used_when_the_order_has_none(shop, world, receiver):
+    world.terminal.webhook_urls = [receiver.url, receiver.url + "/second"]
+    world.terminal.save()
+    shop.post("/api/v1/order/", world.buy_body())
     assert WebhookDelivery.objects.count() == 2
     deliver_all()
     assert sorted(r["path"] for r in receiver.requests) == ["/hooks", "/hooks/second"]
 
 
-def test_per_order_url_replaces_the_terminal_urls(shop, demo, receiver):
-    demo.shop.webhook_urls = ["http://127.0.0.1:9/never"]
-    demo.shop.save()
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+def test_per_order_url_replaces_the_terminal_urls(shop, world, receiver):
+    world.terminal.webhook_urls = ["http://127.0.0.1:9/never"]
+    world.terminal.save()
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     assert list(WebhookDelivery.objects.values_list("url", flat=True)) == [receiver.url]
 
 
-def test_500_is_retried_on_schedule_with_a_stable_webhook_id(shop, demo, receiver, settings):
+def test_500_is_retried_on_schedule_with_a_stable_webhook_id(shop, world, receiver, settings):
     settings.WEBHOOK_RETRY_SCHEDULE = [5, 300]
     receiver.status = 500
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     before = timezone.now()
     assert delivery_attempt(delivery_id=delivery.pk) == "pending"
@@ -86,9 +91,9 @@ def test_500_is_retried_on_schedule_with_a_stable_webhook_id(shop, demo, receive
     assert all(a.status_code == 500 and a.duration_ms >= 0 for a in attempts)
 
 
-def test_recovery_after_failures(shop, demo, receiver):
+def test_recovery_after_failures(shop, world, receiver):
     receiver.status = 503
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     delivery_attempt(delivery_id=delivery.pk)
     receiver.status = 204
@@ -96,34 +101,34 @@ def test_recovery_after_failures(shop, demo, receiver):
     assert delivery_attempt(delivery_id=delivery.pk) == "delivered"
 
 
-def test_timeout_counts_as_a_failure(shop, demo, receiver, settings):
+def test_timeout_counts_as_a_failure(shop, world, receiver, settings):
     settings.WEBHOOK_TIMEOUT_SECONDS = 0.3
     receiver.delay = 1.0
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     assert delivery_attempt(delivery_id=delivery.pk) == "pending"
     assert "Timed out" in WebhookAttempt.objects.get().error
 
 
-def test_redirects_are_not_followed(shop, demo, receiver):
+def test_redirects_are_not_followed(shop, world, receiver):
     receiver.redirect_to = "http://127.0.0.1:9/elsewhere"
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     assert delivery_attempt(delivery_id=delivery.pk) == "pending"
     assert WebhookAttempt.objects.get().status_code == 302
     assert len(receiver.requests) == 1
 
 
-def test_response_excerpt_is_truncated(shop, demo, receiver):
+def test_response_excerpt_is_truncated(shop, world, receiver):
     receiver.body = b"x" * 100_000
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery_attempt(delivery_id=WebhookDelivery.objects.get().pk)
     assert len(WebhookAttempt.objects.get().response_excerpt) == 2048
 
 
-def test_private_targets_are_refused_unless_allowed(shop, demo, receiver, settings):
+def test_private_targets_are_refused_unless_allowed(shop, world, receiver, settings):
     # Accepted while allowed; the setting is turned off before delivery.
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
     delivery = WebhookDelivery.objects.get()
     assert delivery_attempt(delivery_id=delivery.pk) == "pending"
@@ -132,11 +137,11 @@ def test_private_targets_are_refused_unless_allowed(shop, demo, receiver, settin
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "[::1]", "169.254.169.254", "localhost"])
-def test_a_webhook_url_the_guard_refuses_is_refused_at_creation(shop, demo, settings, host):
+def test_a_webhook_url_the_guard_refuses_is_refused_at_creation(shop, world, settings, host):
     from orders.models import Order
 
     settings.WEBHOOK_ALLOW_PRIVATE_NETWORKS = False
-    response = shop.post("/api/v1/order/", buy_body(demo, webhook_url=f"http://{host}/hook"))
+    response = shop.post("/api/v1/order/", world.buy_body(webhook_url=f"http://{host}/hook"))
     assert response.status_code == 400, response.content
     assert "webhook_url" in response.json()["errors"]
     assert not Order.objects.exists() and not WebhookDelivery.objects.exists()
@@ -191,12 +196,12 @@ def test_public_addresses_pass(settings, address):
 
 
 def test_sweep_recovers_a_delivery_whose_task_was_never_queued(
-    shop, demo, receiver, django_capture_on_commit_callbacks
+    shop, world, receiver, django_capture_on_commit_callbacks
 ):
     # The on-commit hook that queues the task is captured and never run: as if the
     # broker had lost the message.
     with django_capture_on_commit_callbacks(execute=False):
-        shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+        shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     assert delivery.state == "pending"
     assert deliveries_requeue_due() == 1
@@ -204,8 +209,8 @@ def test_sweep_recovers_a_delivery_whose_task_was_never_queued(
     assert len(receiver.requests) == 1
 
 
-def test_sweep_leaves_claimed_deliveries_alone_until_the_claim_runs_out(shop, demo, receiver):
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+def test_sweep_leaves_claimed_deliveries_alone_until_the_claim_runs_out(shop, world, receiver):
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     WebhookDelivery.objects.filter(pk=delivery.pk).update(
         locked_until=timezone.now() + timedelta(seconds=60)
@@ -218,15 +223,15 @@ def test_sweep_leaves_claimed_deliveries_alone_until_the_claim_runs_out(shop, de
     assert deliveries_requeue_due() == 1
 
 
-def test_event_body_is_the_stored_payload(shop, demo):
-    shop.post("/api/v1/order/", buy_body(demo))
+def test_event_body_is_the_stored_payload(shop, world):
+    shop.post("/api/v1/order/", world.buy_body())
     event = WebhookEvent.objects.get()
     assert json.loads(event.body) == event.payload
 
 
-def test_operator_resends_from_the_admin(shop, demo, receiver, operator):
+def test_operator_resends_from_the_admin(shop, world, receiver, operator):
     receiver.status = 500
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     WebhookDelivery.objects.filter(pk=delivery.pk).update(state="failed")
     response = operator.post(
@@ -241,23 +246,25 @@ def test_operator_resends_from_the_admin(shop, demo, receiver, operator):
     assert operator.get(event_page(delivery.event_id)).status_code == 200
 
 
-def test_operator_rotates_the_webhook_secret(demo, operator):
-    old = demo.shop.webhook_secret
+def test_operator_rotates_the_webhook_secret(world, operator):
+    old = world.terminal.webhook_secret
     response = operator.post(
         "/admin/finance/terminal/",
-        {"action": "rotate_webhook_secret", "_selected_action": [str(demo.shop.pk)]},
+        {"action": "rotate_webhook_secret", "_selected_action": [str(world.terminal.pk)]},
         follow=True,
     )
-    demo.shop.refresh_from_db()
-    assert demo.shop.webhook_secret != old and demo.shop.webhook_secret.startswith("whsec_")
-    assert demo.shop.webhook_secret in response.content.decode()
+    world.terminal.refresh_from_db()
+    assert world.terminal.webhook_secret != old and world.terminal.webhook_secret.startswith(
+        "whsec_"
+    )
+    assert world.terminal.webhook_secret in response.content.decode()
 
 
-def test_a_trickling_answer_is_cut_off_at_the_timeout(shop, demo, receiver, settings):
+def test_a_trickling_answer_is_cut_off_at_the_timeout(shop, world, receiver, settings):
     # Each byte arrives well within the timeout; the whole answer would take 20 s.
     settings.WEBHOOK_TIMEOUT_SECONDS = 1
     receiver.trickle = 0.1
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     started = time.monotonic()
     assert delivery_attempt(delivery_id=WebhookDelivery.objects.get().pk) == "pending"
     assert time.monotonic() - started < 3
@@ -284,18 +291,18 @@ def test_only_http_and_https_targets_are_called(settings):
             resolve_target(url)
 
 
-def test_credentials_in_the_url_are_sent_as_basic_auth_not_in_the_host(shop, demo, receiver):
+def test_credentials_in_the_url_are_sent_as_basic_auth_not_in_the_host(shop, world, receiver):
     url = receiver.url.replace("http://", "http://merchant:s%40cret@")
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=url))
     assert delivery_attempt(delivery_id=WebhookDelivery.objects.get().pk) == "delivered"
     headers = receiver.requests[0]["headers"]
     assert headers["Authorization"] == "Basic " + base64.b64encode(b"merchant:s@cret").decode()
     assert headers["Host"] == receiver.url.split("/")[2]
 
 
-def test_the_body_is_byte_for_byte_the_same_on_every_retry(shop, demo, receiver, settings):
+def test_the_body_is_byte_for_byte_the_same_on_every_retry(shop, world, receiver, settings):
     receiver.status = 500
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     for _ in range(3):
         make_due(delivery)
@@ -308,13 +315,13 @@ def test_the_body_is_byte_for_byte_the_same_on_every_retry(shop, demo, receiver,
         Webhook(SECRET).verify(request["body"], headers)
 
 
-def test_sequence_counts_up_per_order(shop, demo, receiver):
-    first = shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url)).json()
+def test_sequence_counts_up_per_order(shop, world, receiver):
+    first = shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url)).json()
     second = shop.post(
-        "/api/v1/order/", buy_body(demo, webhook_url=receiver.url, amount="1001.00")
+        "/api/v1/order/", world.buy_body(webhook_url=receiver.url, amount="1001.00")
     ).json()
-    trader_for(first).post(f"/api/v1/trader/orders/{first['id']}/confirm")
-    trader_for(second).post(f"/api/v1/trader/orders/{second['id']}/cancel")
+    world.trader.post(f"/api/v1/trader/orders/{first['id']}/confirm")
+    world.trader.post(f"/api/v1/trader/orders/{second['id']}/cancel")
     deliver_all()
     seen = {}
     for request in receiver.requests:
@@ -326,10 +333,10 @@ def test_sequence_counts_up_per_order(shop, demo, receiver):
     assert sorted(seen[second["id"]]) == [(1, "order.created"), (2, "order.cancelled")]
 
 
-def test_event_page_shows_every_attempt_of_every_delivery(shop, demo, receiver, operator):
+def test_event_page_shows_every_attempt_of_every_delivery(shop, world, receiver, operator):
     receiver.status = 503
     receiver.body = b"upstream down for maintenance"
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     delivery_attempt(delivery_id=delivery.pk)
     receiver.status, receiver.body = 200, b"thanks"
@@ -343,14 +350,14 @@ def test_event_page_shows_every_attempt_of_every_delivery(shop, demo, receiver, 
 
 
 def test_admin_lists_filter_by_state_and_type_and_search_by_order_and_event_id(
-    shop, demo, receiver, operator
+    shop, world, receiver, operator
 ):
     receiver.status = 500
-    order = shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url)).json()
+    order = shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url)).json()
     other = shop.post(
-        "/api/v1/order/", buy_body(demo, webhook_url=receiver.url, amount="1002.00")
+        "/api/v1/order/", world.buy_body(webhook_url=receiver.url, amount="1002.00")
     ).json()
-    trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+    world.trader.post(f"/api/v1/trader/orders/{order['id']}/confirm")
     completed = WebhookEvent.objects.get(type="order.completed")
     WebhookDelivery.objects.filter(event=completed).update(state="failed")
 
@@ -382,10 +389,10 @@ def test_admin_lists_filter_by_state_and_type_and_search_by_order_and_event_id(
     assert listed(events, q="not-a-uuid")[0] == 0
 
 
-def test_resending_an_event_resends_each_of_its_deliveries(shop, demo, receiver, operator):
-    demo.shop.webhook_urls = [receiver.url, receiver.url + "/second"]
-    demo.shop.save()
-    shop.post("/api/v1/order/", buy_body(demo))
+def test_resending_an_event_resends_each_of_its_deliveries(shop, world, receiver, operator):
+    world.terminal.webhook_urls = [receiver.url, receiver.url + "/second"]
+    world.terminal.save()
+    shop.post("/api/v1/order/", world.buy_body())
     event = WebhookEvent.objects.get()
     WebhookDelivery.objects.update(state="failed")
     response = operator.post(
@@ -397,10 +404,10 @@ def test_resending_an_event_resends_each_of_its_deliveries(shop, demo, receiver,
     assert len(receiver.requests) == 2
 
 
-def test_a_resent_failed_delivery_gets_one_more_attempt(shop, demo, receiver, settings):
+def test_a_resent_failed_delivery_gets_one_more_attempt(shop, world, receiver, settings):
     settings.WEBHOOK_RETRY_SCHEDULE = [1]
     receiver.status = 500
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     delivery_attempt(delivery_id=delivery.pk)
     make_due(delivery)
@@ -413,12 +420,12 @@ def test_a_resent_failed_delivery_gets_one_more_attempt(shop, demo, receiver, se
     assert len(receiver.requests) == 4
 
 
-def test_after_a_rotation_both_secrets_verify_for_24_hours_then_only_the_new(shop, demo, receiver):
+def test_after_a_rotation_both_secrets_verify_for_24_hours_then_only_the_new(shop, world, receiver):
     receiver.status = 500
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     delivery = WebhookDelivery.objects.get()
     delivery_attempt(delivery_id=delivery.pk)
-    new_secret = webhook_secret_rotate(terminal=demo.shop)
+    new_secret = webhook_secret_rotate(terminal=world.terminal)
     assert new_secret.startswith("whsec_") and new_secret != SECRET
     make_due(delivery)
     delivery_attempt(delivery_id=delivery.pk)
@@ -449,9 +456,9 @@ def test_public_addresses_pass_the_guard(settings):
     assert (target.url, target.server_name) == ("https://93.184.215.14:8443/hook", "93.184.215.14")
 
 
-def test_a_malformed_secret_is_a_counted_failure_not_a_crash(shop, demo, receiver):
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
-    type(demo.shop).objects.filter(pk=demo.shop.pk).update(webhook_secret="whsec_")
+def test_a_malformed_secret_is_a_counted_failure_not_a_crash(shop, world, receiver):
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
+    type(world.terminal).objects.filter(pk=world.terminal.pk).update(webhook_secret="whsec_")
     delivery = WebhookDelivery.objects.get()
     assert delivery_attempt(delivery_id=delivery.pk) == "pending"
     delivery.refresh_from_db()
@@ -459,9 +466,9 @@ def test_a_malformed_secret_is_a_counted_failure_not_a_crash(shop, demo, receive
     assert receiver.requests == []
 
 
-def test_event_links_work_for_ids_that_look_like_admin_escapes(shop, demo, receiver, operator):
+def test_event_links_work_for_ids_that_look_like_admin_escapes(shop, world, receiver, operator):
     # The admin reads "_40" in a URL as "@": an id such as msg_40… must be quoted.
-    shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+    shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
     old = WebhookEvent.objects.get().pk
     new = "msg_4025" + old[8:]
     WebhookEvent.objects.filter(pk=old).update(id=new)

@@ -10,8 +10,6 @@ from core.testing import ApiClient
 from finance.tests.factories import TerminalFactory
 from orders.tests.factories import RequisiteFactory
 
-from .conftest import SECRET
-
 
 @dataclass(eq=False)
 class World:
@@ -24,7 +22,6 @@ class World:
     @classmethod
     def build(cls, **terminal_fields) -> "World":
         requisite = RequisiteFactory()
-        terminal_fields.setdefault("webhook_secret", SECRET)
         terminal = TerminalFactory(methods=[requisite.method], **terminal_fields)
         return cls(
             terminal=terminal,
