@@ -18,6 +18,7 @@ from finance.services import api_key_revoke
 
 from . import admin_lists as lists
 from . import services
+from .admin_books import trader_balance_html, trader_ledger_html
 from .models import Order, OrderStatus, Requisite, Trader, TraderApiKey, conversion, shown_as_q
 from .services.requisite_state import requisite_switch
 
@@ -75,7 +76,15 @@ class TraderAdmin(admin.ModelAdmin):
     ordering = ["-created_at"]
     search_fields = ["name", "id"]
     inlines = [RequisiteInline, TraderApiKeyInline]
-    readonly_fields = ["workload"]
+    readonly_fields = ["workload", "balance", "ledger"]
+
+    @admin.display(description=_("Balance"))
+    def balance(self, obj):
+        return trader_balance_html(obj)
+
+    @admin.display(description=_("Ledger"))
+    def ledger(self, obj):
+        return trader_ledger_html(obj)
 
     def get_queryset(self, request):
         pending = shown_as_q(OrderStatus.PENDING, path="orders__")

@@ -37,6 +37,8 @@ INEXPRESSIBLE_RULES = {
     ("POST", "/api/v1/order/availability"): "customer_account format, balance",
     # paid_amount only with complete, and within the order's own bounds.
     ("POST", "/api/v1/sandbox/order/{order_id}/simulate"): "paid_amount against the order",
+    # A withdrawal needs the balance (402).
+    ("POST", "/api/v1/finance/withdrawals"): "balance",
 }
 
 
