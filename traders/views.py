@@ -16,7 +16,7 @@ from orders.services import OrderNotPending
 from orders.services.requisite_state import DisabledByOperator
 
 from . import selectors, services
-from .access import cabinet_page, trader_required
+from .access import SESSION_TRADER, cabinet_language, cabinet_page, trader_required
 from .live import orders_version
 from .render import render_stats
 from .templatetags.cabinet import rub
@@ -26,8 +26,8 @@ def _open_orders(trader):
     return list(selectors.trader_open_orders(trader=trader).prefetch_related("receipts"))
 
 
-def _etag(request) -> str:
-    return f'"{orders_version(request.trader.pk)}-{request.cabinet_lang}"'
+def _etag(trader_id, lang: str) -> str:
+    return f'"{orders_version(trader_id)}-{lang}"'
 
 
 def _ask_texts():
@@ -46,7 +46,8 @@ def _ask_texts():
 def orders_page(request):
     """The list; with `?ask=confirm|decline&order=<id>` (the buttons' links, which the
     script opens in place) the second question about that order as well."""
-    etag = _etag(request)  # read before the list: a change meanwhile shows at the next poll
+    # Read before the list: a change meanwhile shows at the next poll.
+    etag = _etag(request.trader.pk, request.cabinet_lang)
     orders = _open_orders(request.trader)
     context = {"orders": orders, "etag": etag}
     ask, order_id = request.GET.get("ask"), request.GET.get("order")
@@ -66,15 +67,27 @@ def orders_page(request):
 
 
 @require_GET
-@trader_required
 def orders_live(request):
-    """The list alone, for the page's poll: 304 while the trader's version stands."""
-    etag = _etag(request)
-    if request.headers.get("If-None-Match") == etag:
-        response = HttpResponseNotModified()
-    else:
-        context = {"orders": _open_orders(request.trader), "lang": request.cabinet_lang}
-        response = HttpResponse(render_to_string("traders/_orders.html", context, request))
+    """The list alone, for the page's poll: 304 while the trader's version stands,
+    answered from the session and the cache (no user, trader or order is read); any
+    other answer goes through every check of the pages."""
+    trader_id = request.session.get(SESSION_TRADER)
+    if trader_id and request.headers.get("If-None-Match") == _etag(
+        trader_id, cabinet_language(request)
+    ):
+        return _live_headers(HttpResponseNotModified(), request.headers["If-None-Match"])
+    return _orders_live_list(request)
+
+
+@trader_required
+def _orders_live_list(request):
+    etag = _etag(request.trader.pk, request.cabinet_lang)
+    context = {"orders": _open_orders(request.trader), "lang": request.cabinet_lang}
+    response = HttpResponse(render_to_string("traders/_orders.html", context, request))
+    return _live_headers(response, etag)
+
+
+def _live_headers(response, etag: str):
     response["ETag"] = etag
     response["Cache-Control"] = "no-cache, private"
     return response

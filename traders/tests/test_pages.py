@@ -122,6 +122,16 @@ def test_decline(cab):
     assert order.status == "Cancelled"
 
 
+def test_the_poll_checks_everything_once_the_version_moved(cab):
+    etag = cab.client.get("/trader/orders/live/")["ETag"]
+    cab.trader.is_active = False
+    cab.trader.save(update_fields=["is_active"])
+    assert cab.client.get("/trader/orders/live/", HTTP_IF_NONE_MATCH='"other"').status_code == 403
+    cab.client.logout()
+    response = cab.client.get("/trader/orders/live/", HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 302  # signed out: to the sign-in page
+
+
 def test_another_traders_order_and_requisite_are_404(cab):
     other = make_cabinet("other")
     theirs = buy_order(terminal=other.terminal, method=other.method)
@@ -146,8 +156,10 @@ def test_the_poll_is_a_304_without_reading_orders_until_one_changes(
     etag = page["ETag"]
     with CaptureQueriesContext(connection) as queries:
         unchanged = cab.client.get("/trader/orders/live/", HTTP_IF_NONE_MATCH=etag)
-    assert unchanged.status_code == 304
-    assert not [q for q in queries.captured_queries if Order._meta.db_table in q["sql"]]
+    assert unchanged.status_code == 304 and unchanged["ETag"] == etag
+    # The session's row alone: no user, trader or order is read for a 304.
+    (only,) = queries.captured_queries
+    assert "django_session" in only["sql"] and Order._meta.db_table not in only["sql"]
 
     with django_capture_on_commit_callbacks(execute=True):
         order = buy_order(terminal=cab.terminal, method=cab.method)
