@@ -37,7 +37,11 @@ def messages_of(response) -> str:
 def test_orders_page_lists_pending_orders_newest_first(cab):
     first = buy_order(terminal=cab.terminal, method=cab.method, amount="3100.00")
     second = sell_order(
-        terminal=cab.terminal, method=cab.card, amount="1500.00", account="4111111111111111"
+        terminal=cab.terminal,
+        method=cab.card,
+        amount="1500.00",
+        account="4111111111111111",
+        customer_bank="sberbank",
     )
     closed = buy_order(terminal=cab.terminal, method=cab.method, amount="900.00")
     Order.objects.filter(pk=closed.pk).update(status="Cancelled")
@@ -47,6 +51,7 @@ def test_orders_page_lists_pending_orders_newest_first(cab):
     assert re.search(r'data-testid="order-timer"[^>]*>\d\d:\d\d<', html)
     assert 'data-testid="customer-account">4111111111111111<' in html
     assert html.count('data-testid="copy-customer-account"') == 1  # the Sell only
+    assert 'data-testid="customer-bank">Сбербанк<' in html
     assert 'data-testid="requisite-account">+79990001122<' in html
     assert html.count('data-testid="order-confirm"') == 2 and 'data-testid="confirm-yes"' in html
 
