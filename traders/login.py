@@ -79,6 +79,8 @@ def sign_in(request):
     form = TraderSignInForm(request, data=request.POST if request.method == "POST" else None)
     context = {"form": form, "next": _next_url(request), "two_factor": settings.TRADER_2FA}
     if request.method != "POST":
+        if signed_in_trader(request.user) is not None:
+            return redirect(_next_url(request))  # already in: on to the cabinet
         return cabinet_page(request, "traders/login.html", context)
     allowed, retry_after, counted = _throttle_try(request)
     if not allowed:

@@ -213,3 +213,28 @@ def test_stats_page_shows_the_apis_figures(cab):
         "reward": "25.00&nbsp;₽",
     }
     assert Balance.objects.filter(terminal=cab.terminal).exists()
+
+
+def test_the_payers_receipts_are_linked_and_served_to_their_trader_only(cab, settings, tmp_path):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from forms_ui.tests.test_accessibility import png_bytes
+    from orders.receipts import receipt_attach
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path), "base_url": None},
+        },
+    }
+    order = buy_order(terminal=cab.terminal, method=cab.method)
+    upload = SimpleUploadedFile("check.png", png_bytes(), content_type="image/png")
+    receipt = receipt_attach(order_id=order.pk, upload=upload)
+    html = cab.client.get("/trader/").content.decode()
+    link = f"/trader/orders/{order.pk}/receipts/{receipt.pk}/"
+    assert f'href="{link}" data-testid="order-receipt"' in html
+    served = cab.client.get(link)
+    assert served.status_code == 200 and served["Content-Type"] == "image/png"
+    assert b"".join(served.streaming_content if served.streaming else [served.content])
+    assert make_cabinet("third").client.get(link).status_code == 404
