@@ -33,7 +33,8 @@ def load_demo() -> Demo:
         closed_shop=Terminal.objects.get(name="Closed Shop"),
         sandbox_shop=Terminal.objects.get(name="Sandbox Shop"),
         methods={m.name: m for m in PaymentMethod.objects.all()},
-        traders=list(Trader.objects.filter(sandbox=False).order_by("name")),
+        # Traders One to Four, in the order the seeding made them
+        traders=list(Trader.objects.filter(sandbox=False).order_by("created_at", "name")),
     )
 
 
@@ -67,5 +68,5 @@ def trader_for(order: dict) -> ApiClient:
     from orders.models import Order
 
     trader_name = Order.objects.select_related("trader").get(pk=order["id"]).trader.name
-    index = {"Trader One": 1, "Trader Two": 2, "Trader Three": 3}[trader_name]
+    index = {"Trader One": 1, "Trader Two": 2, "Trader Three": 3, "Trader Four": 4}[trader_name]
     return ApiClient(f"demo-trader-{index}-key")

@@ -179,6 +179,7 @@ class PaymentMethodAdmin(admin.ModelAdmin):
 class BalanceAdmin(admin.ModelAdmin):
     list_display = [
         "terminal",
+        "kind",
         "currency",
         "available",
         "frozen",
@@ -198,6 +199,8 @@ class BalanceAdmin(admin.ModelAdmin):
 
     @admin.display(description="")
     def adjust_link(self, obj):
+        if obj.terminal_id is None:
+            return "-"
         return format_html(
             '<a href="{}">Top up / withdraw</a>',
             reverse("admin:finance_balance_adjust", args=[obj.pk]),
@@ -215,6 +218,9 @@ class BalanceAdmin(admin.ModelAdmin):
 
     def adjust_view(self, request, pk):
         balance = get_object_or_404(Balance.objects.select_related("terminal"), pk=pk)
+        if balance.terminal_id is None:
+            messages.error(request, "Traders' and the platform's money moves by settlements.")
+            return redirect("admin:finance_balance_changelist")
         if not self.has_view_permission(request, balance) or not request.user.has_perm(
             "finance.add_transaction"
         ):

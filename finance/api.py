@@ -16,7 +16,7 @@ from core.money import money_number, money_str
 from core.schema import page_schema
 
 from . import selectors
-from .models import Balance, MethodType, TransactionType
+from .models import MERCHANT_TRANSACTION_TYPES, Balance, MethodType
 
 
 def render_balance(balance) -> dict:
@@ -55,7 +55,7 @@ class BalanceView(TerminalAPIView):
 
 
 class TransactionsQuery(page_query(20), DateRangeMixin):
-    transaction_type = serializers.ChoiceField(choices=TransactionType.choices, required=False)
+    transaction_type = serializers.ChoiceField(choices=MERCHANT_TRANSACTION_TYPES, required=False)
 
 
 class TerminalRefOut(serializers.Serializer):
@@ -68,7 +68,7 @@ class TransactionOut(serializers.Serializer):
     id = serializers.CharField()
     deposit_id = serializers.CharField()
     amount = serializers.CharField()
-    transaction_type = serializers.ChoiceField(choices=TransactionType.choices)
+    transaction_type = serializers.ChoiceField(choices=MERCHANT_TRANSACTION_TYPES)
     created_at = serializers.DateTimeField()
     terminal = TerminalRefOut()
     client_description = serializers.CharField()
@@ -200,3 +200,39 @@ class PaymentMethodsView(TerminalAPIView):
             method_types=query.get("method_type"),
         )
         return Response(ok(payment_methods=[render_method(m) for m in methods]))
+
+
+class TerminalOut(serializers.Serializer):
+    id = serializers.CharField(help_text="The account a settlement names")
+    name = serializers.CharField()
+    livemode = serializers.BooleanField()
+    integration_type = serializers.CharField()
+    currency = serializers.CharField()
+
+
+class TerminalView(TerminalAPIView):
+    @extend_schema(
+        operation_id="terminal",
+        summary="The terminal the key belongs to",
+        responses=inline_serializer(
+            "TerminalResponse",
+            {
+                "success": serializers.BooleanField(),
+                "message": serializers.CharField(),
+                "terminal": TerminalOut(),
+            },
+        ),
+    )
+    def get(self, request):
+        t = self.terminal
+        return Response(
+            ok(
+                terminal={
+                    "id": str(t.pk),
+                    "name": t.name,
+                    "livemode": t.livemode,
+                    "integration_type": t.integration_type,
+                    "currency": t.currency,
+                }
+            )
+        )

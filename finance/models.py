@@ -189,11 +189,26 @@ class TerminalMethod(models.Model):
         return f"{self.terminal} · {self.method}"
 
 
+class AccountKind(models.TextChoices):
+    TERMINAL = "terminal", "terminal"
+    TRADER = "trader", "trader"
+    PLATFORM = "platform", "platform"
+
+
 class Balance(models.Model):
-    """The terminal's deposit. Changed only by finance.services, under a row lock."""
+    """One account of the books: a terminal's deposit, a trader's working deposit or
+    the platform's revenue (one live, one sandbox). Changed only by finance.services,
+    under a row lock."""
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    terminal = models.OneToOneField(Terminal, on_delete=models.PROTECT, related_name="balance")
+    kind = models.CharField(max_length=8, choices=AccountKind.choices, default=AccountKind.TERMINAL)
+    terminal = models.OneToOneField(
+        Terminal, on_delete=models.PROTECT, related_name="balance", null=True, blank=True
+    )
+    # A trader's id (orders.Trader sits above finance, so no foreign key).
+    trader_id = models.UUIDField(null=True, blank=True, unique=True)
+    # The platform's account of sandbox orders (their revenue is not real money).
+    sandbox = models.BooleanField(default=False)
     currency = models.CharField(max_length=3, choices=Currency.choices, default=Currency.RUB)
     available = MoneyField(default=0)
     frozen = MoneyField(default=0)
@@ -205,6 +220,18 @@ class Balance(models.Model):
                 condition=Q(available__gte=0), name="balance_available_non_negative"
             ),
             models.CheckConstraint(condition=Q(frozen__gte=0), name="balance_frozen_non_negative"),
+            # Each kind names exactly its owner.
+            models.CheckConstraint(
+                condition=(
+                    Q(kind="terminal", terminal__isnull=False, trader_id__isnull=True)
+                    | Q(kind="trader", terminal__isnull=True, trader_id__isnull=False)
+                    | Q(kind="platform", terminal__isnull=True, trader_id__isnull=True)
+                ),
+                name="balance_account_owner",
+            ),
+            models.UniqueConstraint(
+                fields=["sandbox"], condition=Q(kind="platform"), name="balance_platform_unique"
+            ),
         ]
 
     @property
@@ -212,12 +239,38 @@ class Balance(models.Model):
         return self.available + self.frozen
 
     def __str__(self):
-        return f"{self.terminal}: {self.available} available, {self.frozen} frozen"
+        owner = self.terminal if self.kind == AccountKind.TERMINAL else self.kind
+        return f"{owner}: {self.available} available, {self.frozen} frozen"
 
 
 class TransactionType(models.TextChoices):
     DEPOSIT = "deposit", "deposit"
     WITHDRAWAL = "withdrawal", "withdrawal"
+    ORDER_BUY = "order_buy", "order_buy"
+    ORDER_SELL = "order_sell", "order_sell"
+    REWARD = "reward", "reward"
+    REVENUE = "revenue", "revenue"
+
+
+# Which types add to a balance and which take from it.
+CREDIT_TYPES = frozenset(
+    {
+        TransactionType.DEPOSIT,
+        TransactionType.ORDER_SELL,
+        TransactionType.REWARD,
+        TransactionType.REVENUE,
+    }
+)
+DEBIT_TYPES = frozenset({TransactionType.WITHDRAWAL, TransactionType.ORDER_BUY})
+# What each kind of account's ledger may hold.
+MERCHANT_TRANSACTION_TYPES = (TransactionType.DEPOSIT, TransactionType.WITHDRAWAL)
+TRADER_TRANSACTION_TYPES = (
+    TransactionType.DEPOSIT,
+    TransactionType.WITHDRAWAL,
+    TransactionType.ORDER_BUY,
+    TransactionType.ORDER_SELL,
+    TransactionType.REWARD,
+)
 
 
 class Transaction(models.Model):

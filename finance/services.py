@@ -1,170 +1,39 @@
-"""Every movement of a terminal's money. Each function runs in one transaction,
-locks the balance row first and writes a ledger row where money is posted."""
+"""Finance's services: payment methods and fee ranges, terminals and their keys; the
+ledger's movements (finance/ledger.py) are named from here too."""
 
 import base64
 import secrets
 import string
-from dataclasses import dataclass
 from datetime import timedelta
 from decimal import Decimal
 from urllib.parse import quote
 
 from django.db import transaction
-from django.db.models import Sum
 from django.utils import timezone
 
 from core import memo
-from core.error_codes import ErrorCode
-from core.errors import InsufficientFunds, InvalidRequest, ServiceError
+from core.errors import InvalidRequest
 from core.keys import generate_key
-from core.money import quantize_money
 
-from .models import (
-    ApiKey,
-    Balance,
-    PaymentMethod,
-    Reserve,
-    ReserveState,
-    Terminal,
-    Transaction,
-    TransactionType,
+from .ledger import (  # noqa: F401  (the ledger's services, named from here too)
+    EXTRA_CHECKS,
+    FROZEN_SOURCES,
+    LedgerError,
+    LedgerMismatch,
+    account_ensure,
+    account_lock,
+    balance_adjust,
+    balance_credit,
+    balance_debit,
+    balance_lock,
+    balance_post,
+    balance_reserve,
+    balance_unfreeze,
+    balance_void,
+    ledger_check,
+    signed_sum,
 )
-
-
-class LedgerError(ServiceError):
-    code = ErrorCode.LEDGER_ERROR
-
-
-def balance_lock(*, terminal_id) -> Balance:
-    return Balance.objects.select_for_update().get(terminal_id=terminal_id)
-
-
-def _append(
-    balance: Balance,
-    *,
-    amount: Decimal,
-    kind: str,
-    description: str,
-    reference: str = "",
-    actor: str = "",
-) -> Transaction:
-    return Transaction.objects.create(
-        balance=balance,
-        amount=amount,
-        transaction_type=kind,
-        balance_after=balance.available + balance.frozen,
-        client_description=description,
-        reference=reference,
-        created_by=actor,
-    )
-
-
-@transaction.atomic
-def balance_reserve(*, terminal_id, amount: Decimal, reference: str) -> Reserve:
-    """available -> frozen, for a Sell that is about to be Pending."""
-    balance = balance_lock(terminal_id=terminal_id)
-    if balance.available < amount:
-        raise InsufficientFunds(
-            f"Insufficient funds: available {balance.available:.2f}, required {amount:.2f}"
-        )
-    balance.available -= amount
-    balance.frozen += amount
-    balance.save(update_fields=["available", "frozen", "updated_at"])
-    return Reserve.objects.create(balance=balance, amount=amount, reference=reference)
-
-
-def _close_reserve(reserve_id, state: str) -> tuple[Balance, Reserve]:
-    reserve = Reserve.objects.select_related("balance").get(pk=reserve_id)
-    balance = balance_lock(terminal_id=reserve.balance.terminal_id)
-    reserve = Reserve.objects.select_for_update().get(pk=reserve_id)
-    if reserve.state != ReserveState.OPEN:
-        raise LedgerError(f"Reserve is already {reserve.state}")
-    reserve.state = state
-    reserve.closed_at = timezone.now()
-    reserve.save(update_fields=["state", "closed_at"])
-    return balance, reserve
-
-
-@transaction.atomic
-def balance_post(*, reserve_id, description: str) -> Transaction:
-    """The reserve leaves the books: frozen decreases, one withdrawal is recorded."""
-    balance, reserve = _close_reserve(reserve_id, ReserveState.POSTED)
-    balance.frozen -= reserve.amount
-    balance.save(update_fields=["frozen", "updated_at"])
-    return _append(
-        balance,
-        amount=reserve.amount,
-        kind=TransactionType.WITHDRAWAL,
-        description=description,
-        reference=reserve.reference,
-    )
-
-
-@transaction.atomic
-def balance_void(*, reserve_id) -> Reserve:
-    """The reserve goes back: frozen -> available, nothing is posted."""
-    balance, reserve = _close_reserve(reserve_id, ReserveState.VOIDED)
-    balance.frozen -= reserve.amount
-    balance.available += reserve.amount
-    balance.save(update_fields=["available", "frozen", "updated_at"])
-    return reserve
-
-
-@transaction.atomic
-def balance_credit(
-    *, terminal_id, amount: Decimal, description: str, reference: str = "", actor: str = ""
-) -> Transaction:
-    if amount <= 0:
-        raise InvalidRequest("Amount must be positive")
-    balance = balance_lock(terminal_id=terminal_id)
-    balance.available += amount
-    balance.save(update_fields=["available", "updated_at"])
-    return _append(
-        balance,
-        amount=amount,
-        kind=TransactionType.DEPOSIT,
-        description=description,
-        reference=reference,
-        actor=actor,
-    )
-
-
-@transaction.atomic
-def balance_debit(
-    *, terminal_id, amount: Decimal, description: str, actor: str = ""
-) -> Transaction:
-    if amount <= 0:
-        raise InvalidRequest("Amount must be positive")
-    balance = balance_lock(terminal_id=terminal_id)
-    if balance.available < amount:
-        raise InsufficientFunds(
-            f"Insufficient funds: available {balance.available:.2f}, required {amount:.2f}"
-        )
-    balance.available -= amount
-    balance.save(update_fields=["available", "updated_at"])
-    return _append(
-        balance,
-        amount=amount,
-        kind=TransactionType.WITHDRAWAL,
-        description=description,
-        actor=actor,
-    )
-
-
-def balance_adjust(*, terminal_id, amount: Decimal, description: str, actor: str) -> Transaction:
-    """An operator's manual top-up (amount > 0) or withdrawal (amount < 0)."""
-    if not description.strip():
-        raise InvalidRequest("A comment is required for a manual adjustment")
-    if amount > 0:
-        return balance_credit(
-            terminal_id=terminal_id, amount=amount, description=description, actor=actor
-        )
-    if amount < 0:
-        return balance_debit(
-            terminal_id=terminal_id, amount=-amount, description=description, actor=actor
-        )
-    raise InvalidRequest("Amount must not be zero")
-
+from .models import ApiKey, Balance, PaymentMethod, Terminal
 
 # --- Payment methods -------------------------------------------------------------------
 
@@ -311,46 +180,3 @@ def api_key_revoke(*, key):
         key.revoked_at = timezone.now()
         key.save(update_fields=["revoked_at"])
     return key
-
-
-# --- Ledger check -----------------------------------------------------------------------
-
-
-@dataclass
-class LedgerMismatch:
-    terminal: str
-    field: str
-    expected: Decimal
-    actual: Decimal
-
-
-def ledger_check() -> list[LedgerMismatch]:
-    """Recompute every balance from its ledger and open reserves."""
-    problems: list[LedgerMismatch] = []
-    for balance in Balance.objects.select_related("terminal").order_by("terminal__name"):
-        # SQLite adds decimals as floats (650751.02 came back as 650751.019999999):
-        # sums are rounded to the cent, far coarser than that error, finer than any
-        # real drift.
-        sums = {
-            row["transaction_type"]: quantize_money(row["s"])
-            for row in balance.transactions.values("transaction_type").annotate(s=Sum("amount"))
-        }
-        total = (sums.get(TransactionType.DEPOSIT) or Decimal(0)) - (
-            sums.get(TransactionType.WITHDRAWAL) or Decimal(0)
-        )
-        frozen = quantize_money(
-            balance.reserves.filter(state=ReserveState.OPEN).aggregate(s=Sum("amount"))["s"] or 0
-        )
-        last = balance.transactions.order_by("-created_at", "-id").first()
-        name = balance.terminal.name
-        if total != balance.total:
-            problems.append(LedgerMismatch(name, "total", total, balance.total))
-        if frozen != balance.frozen:
-            problems.append(LedgerMismatch(name, "frozen", frozen, balance.frozen))
-        if balance.available < 0 or balance.frozen < 0:
-            problems.append(
-                LedgerMismatch(name, "sign", Decimal(0), min(balance.available, balance.frozen))
-            )
-        if last is not None and last.balance_after != total:
-            problems.append(LedgerMismatch(name, "balance_after", total, last.balance_after))
-    return problems

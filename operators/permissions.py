@@ -12,7 +12,7 @@ from django.contrib.auth.models import Group, Permission
 from django.db.models import Q
 
 GROUP_NAME = "Operators"
-BUSINESS_APPS = ["finance", "orders", "webhooks", "forms_ui", "disputes"]
+BUSINESS_APPS = ["finance", "orders", "webhooks", "forms_ui", "disputes", "settlements"]
 DELETABLE = ["delete_blacklistedaccount"]
 
 

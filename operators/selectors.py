@@ -49,6 +49,10 @@ class Dashboard:
     median_confirm_seconds: int | None = None
     disputes_open: int = 0
     webhooks_failed: int = 0
+    # Completed orders of the period: the platform's revenue (fees less rewards) and
+    # the traders' rewards.
+    revenue: Decimal = Decimal("0.00")
+    rewards: Decimal = Decimal("0.00")
     per_hour: list = field(default_factory=list)
     per_method: list = field(default_factory=list)
     per_trader: list = field(default_factory=list)
@@ -98,6 +102,11 @@ def dashboard_get(*, period: str, terminal: Terminal | None, now: datetime) -> D
         .order_by()
     )
     _fold(board, groups)
+    books = cohort.filter(status=OrderStatus.COMPLETED).aggregate(
+        fees=Sum("fee_amount"), rewards=Sum("trader_reward")
+    )
+    board.rewards = quantize_money(books["rewards"] or 0)
+    board.revenue = quantize_money(books["fees"] or 0) - board.rewards
     board.median_confirm_seconds = _median_confirm_seconds(cohort, board.completed)
 
     pending_now = scope_orders(

@@ -1,5 +1,8 @@
 from django.urls import path
 
-from . import views
+from . import revenue, views
 
-urlpatterns = [path("", views.dashboard, name="operators-dashboard")]
+urlpatterns = [
+    path("", views.dashboard, name="operators-dashboard"),
+    path("revenue/", revenue.revenue_view, name="operators-revenue"),
+]

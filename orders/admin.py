@@ -23,6 +23,7 @@ from finance.services import api_key_revoke
 from webhooks.admin import order_history
 
 from . import services
+from .admin_books import trader_balance_html, trader_ledger_html
 from .export import orders_csv_response
 from .models import Order, OrderStatus, Requisite, Trader, TraderApiKey
 from .services.requisite_state import requisite_switch
@@ -80,7 +81,15 @@ class TraderAdmin(admin.ModelAdmin):
     list_filter = ["is_active", "sandbox"]
     search_fields = ["name", "id"]
     inlines = [RequisiteInline, TraderApiKeyInline]
-    readonly_fields = ["workload"]
+    readonly_fields = ["workload", "balance", "ledger"]
+
+    @admin.display(description=gettext_lazy("Balance"))
+    def balance(self, obj):
+        return trader_balance_html(obj)
+
+    @admin.display(description=gettext_lazy("Ledger"))
+    def ledger(self, obj):
+        return trader_ledger_html(obj)
 
     def get_queryset(self, request):
         pending = Q(orders__status=OrderStatus.PENDING, orders__expires_at__gt=DbNow())

@@ -25,3 +25,12 @@ class OrdersConfig(AppConfig):
 
         register_key_lookup("trader", trader_key_for_digest)
         memo.watch(Trader, TraderApiKey)
+
+        from finance.ledger import EXTRA_CHECKS, FROZEN_SOURCES
+
+        from .books import completed_orders_add_up, pending_buys_frozen
+
+        if pending_buys_frozen not in FROZEN_SOURCES:
+            FROZEN_SOURCES.append(pending_buys_frozen)
+        if completed_orders_add_up not in EXTRA_CHECKS:
+            EXTRA_CHECKS.append(completed_orders_add_up)

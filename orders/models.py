@@ -172,6 +172,8 @@ class Order(models.Model):
     # The trader's reward on this order (set when it completes); the platform's revenue
     # is fee_amount minus it.
     trader_reward = MoneyField(null=True, blank=True)
+    # The fee range's trader_reward_percent when the order was made, as `fee` is.
+    trader_reward_percent = models.DecimalField(max_digits=7, decimal_places=2, default=0)
     reserve = models.OneToOneField(
         Reserve, on_delete=models.PROTECT, null=True, blank=True, related_name="order"
     )

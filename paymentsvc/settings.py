@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "forms_ui",
     "disputes",
     "traders",
+    "settlements",
     "operators",
     "demo",
 ]

@@ -6,14 +6,18 @@ from core import metrics
 from core.admin_2fa import two_factor
 from core.admin_login import throttled_admin_login
 from core.fallback import api_fallback
+from finance.api import TerminalView
 
 from . import health
 from .ping import PingView
 
 api_v1 = [
     path("finance/", include("finance.urls")),
+    path("finance/", include("settlements.api_urls")),
     path("order/", include("orders.urls")),
     path("trader/", include("traders.api_urls")),
+    path("trader/", include("traders.books_urls")),
+    path("terminal", TerminalView.as_view()),
     path("sandbox/", include("orders.sandbox_urls")),
     path("form/", include("forms_ui.api_urls")),
     path("disputes/", include("disputes.urls")),
@@ -32,6 +36,7 @@ urlpatterns = [
     path("admin/login/", throttled_admin_login, name="admin-login"),
     path("admin/2fa/", two_factor, name="admin-2fa"),
     path("admin/dashboard/", include("operators.urls")),
+    path("admin/settlements/", include("settlements.urls")),
     path("admin/", admin.site.urls),
     path("form/", include("forms_ui.urls")),
     path("trader/", include("traders.urls")),

@@ -6,6 +6,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 
 from core.api import TraderAPIView, ok, page_query, paginate, parse_query
+from core.fields import AmountField
 from finance.models import Side
 from orders import selectors
 from orders.api import order_envelopes
@@ -62,11 +63,29 @@ class TraderOrderListView(TraderAPIView):
         )
 
 
+class TraderConfirmIn(serializers.Serializer):
+    paid_amount = AmountField(
+        required=False,
+        allow_null=True,
+        help_text="A Buy only: the amount that arrived when it differs from the order's "
+        "(above zero, at most twice the amount). The fee and the reward are on it; 402 "
+        "when the trader's balance, this order's frozen amount included, does not cover it.",
+    )
+
+
 class TraderOrderConfirmView(TraderAPIView):
-    @extend_schema(operation_id="trader_order_confirm", request=None, responses=TraderOrderEnvelope)
+    @extend_schema(
+        operation_id="trader_order_confirm",
+        request=TraderConfirmIn,
+        responses=TraderOrderEnvelope,
+    )
     def post(self, request, order_id):
+        data = TraderConfirmIn(data=request.data)
+        data.is_valid(raise_exception=True)
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
-        order = services.trader_order_confirm(trader=self.trader, order=order)
+        order = services.trader_order_confirm(
+            trader=self.trader, order=order, paid_amount=data.validated_data.get("paid_amount")
+        )
         return Response(ok(order=render_trader_order(order)))
 
 

@@ -7,7 +7,6 @@ from decimal import Decimal
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import InvalidRequest
-from finance.models import Side
 from orders.models import Order, Requisite, Trader
 from orders.services import order_cancel, order_confirm
 from orders.services.requisite_state import requisite_switch
@@ -54,12 +53,10 @@ def paid_amount_parse(raw: str, *, amount: Decimal) -> Decimal:
 def trader_order_confirm(
     *, trader: Trader, order: Order, paid_amount: Decimal | None = None
 ) -> Order:
-    """The trader's confirm; on a Buy, `paid_amount` (already parsed) when another
-    amount arrived. It is passed on only when given."""
+    """The trader's confirm; on a Buy, `paid_amount` when another amount arrived
+    (order_confirm checks it). It is passed on only when given."""
     if paid_amount is None:
         return order_confirm(order_id=order.pk, actor=_actor(trader))
-    if order.side != Side.BUY:
-        raise PaidAmountInvalid(str(_("Only a Buy's confirmation takes another amount.")))
     return order_confirm(order_id=order.pk, actor=_actor(trader), paid_amount=paid_amount)
 
 

@@ -9,7 +9,7 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from core.errors import NotFound, ServiceError
+from core.errors import InsufficientFunds, NotFound, ServiceError
 from orders import selectors as order_selectors
 from orders.receipts import receipt_response
 from orders.services import OrderNotPending
@@ -106,12 +106,16 @@ def order_confirm(request, order_id):
     order = _order(request, order_id)
     raw = request.POST.get("paid_amount", "").strip()
     try:
+        if raw and order.side != "Buy":
+            raise services.PaidAmountInvalid(_("Only a Buy's confirmation takes another amount."))
         paid = services.paid_amount_parse(raw, amount=order.amount) if raw else None
         services.trader_order_confirm(trader=request.trader, order=order, paid_amount=paid)
     except services.PaidAmountInvalid as error:
         messages.error(request, error.message)
     except OrderNotPending:
         messages.warning(request, _("This order is no longer waiting: nothing was changed."))
+    except InsufficientFunds:
+        messages.error(request, _("Your balance does not cover this amount: nothing was changed."))
     except ServiceError as error:
         messages.error(request, error.message)
     else:

@@ -20,6 +20,8 @@ class EventType(models.TextChoices):
     ORDER_EXPIRED = "order.expired", "order.expired"
     DISPUTE_CREATED = "dispute.created", "dispute.created"
     DISPUTE_PROCESSED = "dispute.processed", "dispute.processed"
+    WITHDRAWAL_COMPLETED = "withdrawal.completed", "withdrawal.completed"
+    WITHDRAWAL_REJECTED = "withdrawal.rejected", "withdrawal.rejected"
 
 
 class WebhookEvent(models.Model):

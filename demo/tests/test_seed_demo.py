@@ -41,8 +41,10 @@ def test_seed_demo_twice_leaves_one_copy(demo):
     before = counts()
     call_command("seed_demo", force=True, verbosity=0)
     assert counts() == before
-    # Sandbox Shop and the sandbox trader (with its ten requisites and its key) included.
-    assert before[:7] == [4, 5, 8, 20, 2, 4, 4]
+    # Sandbox Shop and the sandbox trader (with its twelve requisites and its key)
+    # included, trader 4 with its MTS Bank SBP requisite, and the deposits of the two
+    # shops and five traders.
+    assert before[:7] == [4, 5, 9, 23, 7, 5, 5]
 
 
 def test_seed_demo_refuses_with_debug_off_without_force(db, settings):
@@ -150,7 +152,12 @@ def test_buttons(demo, terminal, buttons):
 
 
 def test_traders_hold_two_requisites_per_bank_method_with_distinct_traders(demo):
-    assert [t.name for t in demo.traders] == ["Trader One", "Trader Three", "Trader Two"]
+    assert [t.name for t in demo.traders] == [
+        "Trader One",
+        "Trader Two",
+        "Trader Three",
+        "Trader Four",
+    ]
     for index in (1, 2, 3):
         key = TraderApiKey.objects.get(key_hash=hash_key(f"demo-trader-{index}-key"))
         assert key.revoked_at is None and key.trader.is_active
@@ -195,7 +202,7 @@ def test_the_sandbox_trader_holds_two_requisites_per_bank_method_and_no_live_one
         assert not live.filter(account__in=accounts).exists()
     assert set(
         Requisite.objects.filter(trader=sandbox_trader).values_list("method__name", flat=True)
-    ) == set(BANK_METHODS)
+    ) == {*BANK_METHODS, "MTS Bank SBP"}
 
 
 def test_blacklist(demo):
@@ -210,3 +217,50 @@ def test_operator_can_sign_in_to_the_admin(demo, client):
     assert operator.is_active and operator.is_staff
     assert client.login(username="operator", password="operator-demo-password")
     assert client.get("/admin/").status_code == 200
+
+
+def test_the_books_demo_data_is_as_traders_md_22_lists(demo):
+    from django.contrib.auth import authenticate
+
+    from finance.models import Balance, FeeRange
+
+    deposits = {
+        trader.name: [
+            (t.transaction_type, t.amount, t.client_description)
+            for t in Transaction.objects.filter(balance__trader_id=trader.pk)
+        ]
+        for trader in Trader.objects.all()
+    }
+    initial = [("deposit", Decimal("100000000.00"), "Initial deposit")]
+    assert deposits == {
+        "Trader One": initial,
+        "Trader Two": initial,
+        "Trader Three": initial,
+        "Sandbox Trader": initial,
+        "Trader Four": [("deposit", Decimal("1000.00"), "Initial deposit")],
+    }
+    assert Balance.objects.get(trader_id=demo.traders[3].pk).available == Decimal("1000.00")
+    rewards = set(FeeRange.objects.values_list("side", "trader_reward_percent"))
+    assert rewards == {("Buy", Decimal("2.50")), ("Sell", Decimal("1.50"))}
+    mts = PaymentMethod.objects.get(name="MTS Bank SBP")
+    assert (mts.method_type, mts.nspk_code, mts.name_ru) == (
+        "SBP",
+        "100000000017",
+        "МТС Банк (СБП)",
+    )
+    assert [(r.side, r.min_amount, r.max_amount, r.fee) for r in mts.ranges.all()] == [
+        ("Buy", Decimal("100.00"), Decimal("300000.00"), Decimal("5.00"))
+    ]
+    assert TerminalMethod.objects.filter(method=mts, enabled=True).count() == 4
+    trader_4 = TraderApiKey.objects.get(key_hash=hash_key("demo-trader-4-key")).trader
+    (live,) = Requisite.objects.filter(method=mts, trader__sandbox=False)
+    assert live.trader == trader_4 and not trader_4.sandbox
+    assert (live.min_amount, live.max_amount, live.auto_disable_after) == (
+        Decimal("100.00"),
+        Decimal("600.00"),
+        3,
+    )
+    assert Requisite.objects.filter(method=mts, trader__sandbox=True).count() == 2
+    operator2 = authenticate(username="operator2", password="operator-demo-password")
+    assert operator2 is not None and operator2.is_staff and not operator2.is_superuser
+    assert list(operator2.groups.values_list("name", flat=True)) == ["Operators"]

@@ -12,10 +12,17 @@ from django.db import transaction
 from core import metrics
 from core.db import DbNow
 from core.error_codes import ErrorCode
-from core.errors import Conflict, NotFound
+from core.errors import Conflict, InvalidRequest, NotFound
 from core.money import fee_for, quantize_money
-from finance.models import Side
-from finance.services import balance_credit, balance_lock, balance_post, balance_void
+from finance.models import Side, TransactionType
+from finance.services import (
+    balance_credit,
+    balance_debit,
+    balance_lock,
+    balance_post,
+    balance_unfreeze,
+    balance_void,
+)
 from webhooks.models import EventType
 
 from ..models import DISPUTE_COMPLETABLE, ORDER_TRANSITIONS, Order, OrderStatus
@@ -53,11 +60,37 @@ def _close(order: Order, status: str, *, actor: str, paid_amount: Decimal | None
     if status not in ORDER_TRANSITIONS[order.status]:
         raise OrderNotPending(f"Order is {order.status}, not Pending")
     if status == OrderStatus.COMPLETED:
+        if paid_amount is not None:
+            paid_amount_check(order, paid_amount)
         order.paid_amount = order.amount if paid_amount is None else quantize_money(paid_amount)
         if order.paid_amount != order.amount and order.side == Side.BUY:
             # Charged on what arrived, as for an accepted dispute.
             order.fee_amount = fee_for(order.paid_amount, rate=order.fee, fixed=order.fixed_fee)
     return _settle(order, status, actor=actor, credit_description=f"Order {order.client_order_id}")
+
+
+def paid_amount_check(order: Order, paid_amount: Decimal) -> None:
+    """Another amount received (traders.md §21): a Buy's only, above zero, at most
+    twice the amount, in whole cents. 400 naming `paid_amount` otherwise."""
+    if order.side != Side.BUY:
+        raise InvalidRequest(
+            "paid_amount is accepted only when confirming a Buy order",
+            errors={"paid_amount": ["A Sell completes for its amount"]},
+        )
+    if not paid_amount.is_finite() or paid_amount <= 0:
+        raise InvalidRequest(
+            "paid_amount must be above zero", errors={"paid_amount": ["Must be above zero"]}
+        )
+    if paid_amount != paid_amount.quantize(Decimal("0.01")):
+        raise InvalidRequest(
+            "paid_amount has more than two decimal places",
+            errors={"paid_amount": ["At most two decimal places"]},
+        )
+    if paid_amount > 2 * order.amount:
+        raise InvalidRequest(
+            f"paid_amount must be at most twice the amount ({2 * order.amount:.2f})",
+            errors={"paid_amount": [f"At most {2 * order.amount:.2f}"]},
+        )
 
 
 _EVENT_FOR_STATUS = {
@@ -69,8 +102,9 @@ _EVENT_FOR_STATUS = {
 
 def _settle(order: Order, status: str, *, actor: str, credit_description: str) -> Order:
     """The one way an order closes (locked, transition already checked): move the
-    money for `status` (a Buy's credit of paid_amount less fee_amount, a Sell's
-    reserve posted or voided), write the status and record its event."""
+    money for `status` on all three sides (the merchant's: a Buy's credit of
+    paid_amount less fee_amount, a Sell's reserve posted or voided; the trader's and
+    the platform's: `_settle_trader`), write the status and record its event."""
     if status == OrderStatus.COMPLETED:
         if order.side == Side.BUY:
             credit = order.paid_amount - order.fee_amount
@@ -86,6 +120,7 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
     elif order.side == Side.SELL and order.reserve_id:
         balance_void(reserve_id=order.reserve_id)
     requisite_load_move(order=order, status=status)
+    _settle_trader(order, status)
     requisite_count_close(requisite_id=order.requisite_id, status=status, actor=actor)
     order.status = status
     order.closed_at = order.clock
@@ -95,6 +130,7 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
             "status",
             "paid_amount",
             "fee_amount",
+            "trader_reward",
             "closed_at",
             "closed_by",
             "updated_at",
@@ -103,6 +139,68 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
     metrics.order_transitioned(to=status, actor=actor)
     record_event(order, _EVENT_FOR_STATUS[status], actor=actor)
     return order
+
+
+def _settle_trader(order: Order, status: str) -> None:
+    """The trader's and the platform's side, after the merchant's (the lock order:
+    merchant, order, load row, trader, platform). A Pending Buy's working deposit is
+    unfrozen; on Completed a Buy debits the trader paid_amount (order_buy) in that
+    same row update, a Sell credits it the amount (order_sell); then the reward, and
+    the platform's revenue fee_amount - reward. Merchant + trader + platform = 0."""
+    if order.trader_id is None:
+        return
+    frozen = order.amount if order.side == Side.BUY and order.status == OrderStatus.PENDING else 0
+    if status != OrderStatus.COMPLETED:
+        if frozen:
+            balance_unfreeze(trader_id=order.trader_id, amount=frozen)
+        return
+    reference, label = str(order.pk), order.client_order_id
+    if order.side == Side.BUY:
+        base = order.paid_amount
+        balance_debit(
+            trader_id=order.trader_id,
+            amount=base,
+            unfreeze=frozen,
+            kind=TransactionType.ORDER_BUY,
+            description=f"Buy {label}",
+            reference=reference,
+        )
+    else:
+        base = order.amount
+        balance_credit(
+            trader_id=order.trader_id,
+            amount=base,
+            kind=TransactionType.ORDER_SELL,
+            description=f"Sell {label}",
+            reference=reference,
+        )
+    order.trader_reward = fee_for(base, rate=order.trader_reward_percent, fixed=Decimal(0))
+    if order.trader_reward > 0:
+        balance_credit(
+            trader_id=order.trader_id,
+            amount=order.trader_reward,
+            kind=TransactionType.REWARD,
+            description=f"Reward {label}",
+            reference=reference,
+        )
+    revenue = order.fee_amount - order.trader_reward
+    platform = not order.livemode
+    if revenue > 0:
+        balance_credit(
+            platform=platform,
+            amount=revenue,
+            kind=TransactionType.REVENUE,
+            description=f"Revenue {label}",
+            reference=reference,
+        )
+    elif revenue < 0:
+        balance_debit(
+            platform=platform,
+            amount=-revenue,
+            kind=TransactionType.WITHDRAWAL,
+            description=f"Reward above fee {label}",
+            reference=reference,
+        )
 
 
 def _needs_balance(order_id, status: str) -> bool:

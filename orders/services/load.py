@@ -27,11 +27,13 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from core.db import db_now
+from finance.models import AccountKind, Balance
 
 from ..models import Order, OrderStatus, Requisite, RequisiteLoad
 
 LOAD = RequisiteLoad._meta.db_table
 REQUISITES = Requisite._meta.db_table
+BALANCES = Balance._meta.db_table
 
 
 def utc_day(moment: datetime | None = None) -> date:
@@ -62,14 +64,45 @@ _TAKE = f"""
 """
 
 
-def requisite_load_take(*, requisite_id, amount: Decimal, today: date) -> bool:
-    """Count one more Pending order of `amount` on the requisite if its caps allow;
-    False (and nothing changed) when `max_pending` or `daily_limit` would be passed.
+# A Buy's working deposit: the trader's available covers the amount, which moves to
+# frozen. On PostgreSQL it rides in the same statement as the load row's update (a
+# data-modifying WITH), so the deposit check costs no round trip of its own.
+_FREEZE = f"""
+    UPDATE {BALANCES} SET available = available - %s, frozen = frozen + %s
+    WHERE kind = '{AccountKind.TRADER.value}' AND trader_id = %s AND available >= %s
+"""
+_TAKE_AND_FREEZE = f"""
+    WITH l AS ({_TAKE} RETURNING 1), b AS ({_FREEZE} RETURNING 1)
+    SELECT (SELECT COUNT(*) FROM l), (SELECT COUNT(*) FROM b)
+"""
+
+
+def requisite_load_take(
+    *, requisite_id, amount: Decimal, today: date, freeze_on_trader=None
+) -> tuple[bool, bool]:
+    """Count one more Pending order of `amount` on the requisite if its caps allow
+    and, with `freeze_on_trader` (a Buy), freeze `amount` on that trader's balance if
+    its available covers it. Returns (room, deposit): room is False when
+    `max_pending` or `daily_limit` would be passed, deposit False when the trader's
+    available falls short (always True without a trader). Anything short of (True,
+    True) may have changed one of the two rows: the caller rolls its savepoint back.
     Call it inside the transaction (savepoint) that inserts the order."""
     day, money, key = _day(today), _money(amount), _key(requisite_id)
+    take = [day, money, day, key, day, money, key, key]
     with connection.cursor() as cursor:
-        cursor.execute(_TAKE, [day, money, day, key, day, money, key, key])
-        return cursor.rowcount == 1
+        if freeze_on_trader is None:
+            cursor.execute(_TAKE, take)
+            return cursor.rowcount == 1, True
+        freeze = [money, money, _key(freeze_on_trader), money]
+        if connection.vendor == "postgresql":
+            cursor.execute(_TAKE_AND_FREEZE, take + freeze)
+            room, deposit = cursor.fetchone()
+            return room == 1, deposit == 1
+        cursor.execute(_TAKE, take)
+        if cursor.rowcount != 1:
+            return False, True
+        cursor.execute(_FREEZE, freeze)
+        return True, cursor.rowcount == 1
 
 
 _MOVE = f"""

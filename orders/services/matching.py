@@ -22,7 +22,7 @@ from django.db.models import Q
 
 from core.db import DbNow
 from core.money import quantize_money
-from finance.models import PaymentMethod, Side
+from finance.models import AccountKind, Balance, PaymentMethod, Side
 
 from ..models import Order, OrderStatus, Requisite, RequisiteLoad, Trader
 from . import load
@@ -113,23 +113,20 @@ class _Chunks:
         self.exhausted = len(rows) < CHUNK
 
 
-def _slice(
+def slice_sql(
     *, methods: dict, side: str, amounts: list[Decimal], arcs: list, sandbox: bool
-) -> list["Candidate"]:
-    """Up to CHUNK eligible requisites (of sandbox traders for a sandbox order, of live
-    ones for a live order: never across), taken along `arcs` (id ranges) in order, each
-    with its Pending count and today's turnover as its RequisiteLoad row has them and,
-    for a Buy, which candidate amounts it holds.
+) -> tuple[str, list]:
+    """The slice's statement and its parameters (see `_slice`).
 
-    Written in SQL because the ORM spent more time building this statement than the
-    database spends running it. Each arc is read through the primary key and limited
-    on its own, so a slice reads at most CHUNK requisites per arc. Nothing here grows
-    with a requisite's day: the figures are one row, and "holds this amount" is one
-    probe of the partial unique index on Pending Buy (requisite, amount) (its
-    condition written as literals so the planner can match it). These figures only
-    order and thin out the candidates; the conditional UPDATE of the load row and
-    the INSERT against the unique index decide. A requisite without a load row yet
-    gets one, counted from its orders.
+    "Holds this amount" is a scalar subquery with LIMIT 1, so it stays a probe per
+    requisite and amount (a SubPlan): an EXISTS could be turned into a semi-join that
+    reads every Pending order of the amount, and its cost would grow with them. Its
+    equality on both columns and its condition written as literals match the partial
+    unique index, which answers it without the table (an index-only probe).
+
+    A Buy reads only requisites whose trader's deposit covers the smallest candidate
+    amount and whose own range (min_amount, max_amount) lets some candidate in;
+    Candidate keeps the figures to judge each amount.
     """
     today = load.utc_day()
     key = Requisite._meta.pk
@@ -138,25 +135,49 @@ def _slice(
     def db_uuid(value):
         return key.get_db_prep_value(value, connection)
 
+    def db_money(value):
+        return money.get_db_prep_value(value, connection)
+
     holds, holds_params = "", []
     if side == Side.BUY:
         for k, amount in enumerate(amounts):
             holds += (
-                f", EXISTS (SELECT 1 FROM {ORDERS} o WHERE o.requisite_id = r.id"
+                f", (SELECT 1 FROM {ORDERS} o WHERE o.requisite_id = r.id"
                 f" AND o.amount = %s AND o.status = '{OrderStatus.PENDING.value}'"
-                f" AND o.side = '{Side.BUY.value}') AS holds_{k}"
+                f" AND o.side = '{Side.BUY.value}' LIMIT 1) IS NOT NULL AS holds_{k}"
             )
-            holds_params.append(money.get_db_prep_value(amount, connection))
+            holds_params.append(db_money(amount))
     method_list = ", ".join(["%s"] * len(methods))
+    low, high = db_money(min(amounts)), db_money(max(amounts))
+    if side == Side.BUY:
+        deposit = (
+            f" INNER JOIN {BALANCES} b ON b.trader_id = t.id"
+            f" AND b.kind = '{AccountKind.TRADER.value}' AND b.available >= %s"
+        )
+        deposit_params = [low]
+        available = "b.available"
+    else:
+        deposit, deposit_params, available = "", [], "NULL"
     arc_selects, arc_params = [], []
     for number, (condition, values) in enumerate(arcs):
         arc_selects.append(
-            f"SELECT * FROM (SELECT {_COLUMNS}, {number} AS arc"
-            f" FROM {REQUISITES} e INNER JOIN {TRADERS} t ON t.id = e.trader_id"
+            f"SELECT * FROM (SELECT {_COLUMNS}, {available} AS available, {number} AS arc"
+            f" FROM {REQUISITES} e INNER JOIN {TRADERS} t ON t.id = e.trader_id{deposit}"
             f" WHERE e.method_id IN ({method_list}) AND e.is_active AND t.is_active"
-            f" AND t.sandbox = %s AND {condition} ORDER BY e.id LIMIT %s) a{number}"
+            f" AND t.sandbox = %s AND {condition}"
+            f" AND (e.min_amount IS NULL OR e.min_amount <= %s)"
+            f" AND (e.max_amount IS NULL OR e.max_amount >= %s)"
+            f" ORDER BY e.id LIMIT %s) a{number}"
         )
-        arc_params += [*(db_uuid(pk) for pk in methods), sandbox, *map(db_uuid, values), CHUNK]
+        arc_params += [
+            *deposit_params,
+            *(db_uuid(pk) for pk in methods),
+            sandbox,
+            *map(db_uuid, values),
+            high,
+            low,
+            CHUNK,
+        ]
     sql = f"""
         SELECT r.*, l.requisite_id IS NOT NULL AS has_load,
           COALESCE(l.pending, 0) AS pending,
@@ -168,7 +189,28 @@ def _slice(
         LIMIT %s
     """
     day = RequisiteLoad._meta.get_field("day").get_db_prep_value(today, connection)
-    params = [day, *holds_params, *arc_params, CHUNK]
+    return sql, [day, *holds_params, *arc_params, CHUNK]
+
+
+def _slice(
+    *, methods: dict, side: str, amounts: list[Decimal], arcs: list, sandbox: bool
+) -> list["Candidate"]:
+    """Up to CHUNK eligible requisites (of sandbox traders for a sandbox order, of live
+    ones for a live order: never across), taken along `arcs` (id ranges) in order, each
+    with its Pending count and today's turnover as its RequisiteLoad row has them and,
+    for a Buy, which candidate amounts it holds and its trader's available deposit.
+
+    Written in SQL because the ORM spent more time building this statement than the
+    database spends running it. Each arc is read through the primary key and limited
+    on its own, so a slice reads at most CHUNK requisites per arc. Nothing here grows
+    with a requisite's day: the figures are one row, and "holds this amount" is one
+    probe of the partial unique index on Pending Buy (requisite, amount) (its
+    condition written as literals so the planner can match it). These figures only
+    order and thin out the candidates; the conditional UPDATE of the load row and
+    the INSERT against the unique index decide. A requisite without a load row yet
+    gets one, counted from its orders.
+    """
+    sql, params = slice_sql(methods=methods, side=side, amounts=amounts, arcs=arcs, sandbox=sandbox)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = [Candidate(values, methods, amounts) for values in cursor.fetchall()]
@@ -180,7 +222,17 @@ def _slice(
 
 # What placement needs of a requisite; read as plain columns (building model instances
 # of the requisite and its trader was most of a slice's Python time).
-_FIELDS = ("id", "method_id", "trader_id", "holder_name", "account", "daily_limit", "max_pending")
+_FIELDS = (
+    "id",
+    "method_id",
+    "trader_id",
+    "holder_name",
+    "account",
+    "daily_limit",
+    "max_pending",
+    "min_amount",
+    "max_amount",
+)
 _COLUMNS = ", ".join(f"e.{name}" for name in _FIELDS)
 
 
@@ -198,12 +250,8 @@ class Candidate:
 
     __slots__ = (
         "pk",
-        "method_id",
-        "trader_id",
-        "holder_name",
-        "account",
-        "daily_limit",
-        "max_pending",
+        *_FIELDS[1:],
+        "available",
         "arc",
         "has_load",
         "pending",
@@ -214,17 +262,32 @@ class Candidate:
 
     def __init__(self, values: tuple, methods: dict, amounts: list[Decimal]):
         (pk, method_id, trader_id, self.holder_name, self.account, daily_limit) = values[:6]
-        self.max_pending, self.arc, self.has_load, self.pending, turnover = values[6:11]
+        self.max_pending, low, high, available, self.arc = values[6:11]
+        self.has_load, self.pending, turnover = values[11:14]
         self.pk, self.method_id, self.trader_id = _uuid(pk), _uuid(method_id), _uuid(trader_id)
         self.daily_limit, self.turnover = _money(daily_limit), _money(turnover)
+        self.min_amount = None if low is None else _money(low)
+        self.max_amount = None if high is None else _money(high)
+        self.available = None if available is None else _money(available)  # a Buy's only
         self.method = methods[self.method_id]  # already loaded
-        self.busy = {amount for amount, held in zip(amounts, values[11:], strict=False) if held}
+        self.busy = {amount for amount, held in zip(amounts, values[14:], strict=False) if held}
+
+    def takes(self, amount: Decimal) -> bool:
+        """Whether this requisite's own range and (for a Buy) its trader's deposit as
+        read let `amount` in; the caps and the deposit are decided again by the
+        conditional UPDATE."""
+        if self.min_amount is not None and amount < self.min_amount:
+            return False
+        if self.max_amount is not None and amount > self.max_amount:
+            return False
+        return self.available is None or self.available >= amount
 
 
 ORDERS = Order._meta.db_table
 REQUISITES = Requisite._meta.db_table
 TRADERS = Trader._meta.db_table
 LOADS = RequisiteLoad._meta.db_table
+BALANCES = Balance._meta.db_table
 
 
 def candidates(
@@ -240,7 +303,7 @@ def candidates(
     for amount in amounts:
         for chunk in chunks:
             for requisite in chunk:
-                if amount in requisite.busy:
+                if amount in requisite.busy or not requisite.takes(amount):
                     continue
                 if (requisite.turnover or 0) + amount > requisite.daily_limit:
                     continue

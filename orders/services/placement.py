@@ -216,12 +216,12 @@ def _order_place(
                 terminal_id=terminal.pk, amount=reserve_amount, reference=str(order_id)
             )
 
-        order, full = None, set()
+        order, full, short = None, set(), set()
         livemode = terminal.livemode
         for requisite, chosen in matching.candidates(
             methods=methods, side=side, amounts=amounts, sandbox=not livemode
         ):
-            if requisite.pk in full:
+            if requisite.pk in full or requisite.trader_id in short:
                 continue
             fee_amount = fee_for(chosen, rate=fee_range.fee, fixed=fee_range.fixed_fee)
             candidate = Order(
@@ -239,6 +239,7 @@ def _order_place(
                 fee=fee_range.fee,
                 fixed_fee=fee_range.fixed_fee,
                 fee_amount=fee_amount,
+                trader_reward_percent=fee_range.trader_reward_percent,
                 holder_name=requisite.holder_name,
                 holder_account=requisite.account,
                 customer_name=customer_name,
@@ -270,16 +271,27 @@ def _order_place(
                     candidate.save(force_insert=True)
                     candidate.db_clock = candidate.created_at  # the database's now
                     _order_complete_creation(candidate, form_options=form_options, actor=actor)
-                    # The caps last: the requisite's load row stays locked only from
-                    # here to COMMIT, so creations on one requisite queue briefly.
+                    # The caps last: the requisite's load row (and a Buy's trader's
+                    # balance row, frozen in the same statement) stays locked only
+                    # from here to COMMIT, so creations on one requisite queue briefly.
                     today = utc_day(candidate.created_at)
-                    if not requisite_load_take(
-                        requisite_id=requisite.pk, amount=chosen, today=today
-                    ):
-                        raise _NoRoom
-            except _NoRoom:
-                # No room under max_pending or daily_limit; a larger amount fits no better.
-                full.add(requisite.pk)
+                    room, deposit = requisite_load_take(
+                        requisite_id=requisite.pk,
+                        amount=chosen,
+                        today=today,
+                        freeze_on_trader=requisite.trader_id if side == Side.BUY else None,
+                    )
+                    if not (room and deposit):
+                        raise _NoRoom(room)
+            except _NoRoom as no_room:
+                if no_room.args[0]:
+                    # The trader's deposit does not cover it: none of its requisites
+                    # will (a smaller amount was tried first).
+                    short.add(requisite.trader_id)
+                else:
+                    # No room under max_pending or daily_limit; a larger amount fits
+                    # no better.
+                    full.add(requisite.pk)
                 continue
             except IntegrityError as error:
                 if not matching.slot_taken(error):
@@ -298,7 +310,8 @@ def _order_place(
 
 
 class _NoRoom(Exception):
-    """The requisite's max_pending or daily_limit leaves no room for this order."""
+    """The requisite's max_pending or daily_limit leaves no room for this order (its
+    argument False), or its trader's deposit does not cover it (True)."""
 
 
 def _order_complete_creation(order: Order, *, form_options: dict | None, actor: str) -> None:

@@ -143,4 +143,6 @@ def order_simulate(*, order: Order, action: str, paid_amount: Decimal | None = N
                 "A Sell is paid out in full: paid_amount must equal the order's amount",
                 errors={"paid_amount": ["Must equal the order's amount for a Sell"]},
             )
+        if order.side == Side.SELL:
+            paid_amount = None  # its amount, as a Sell always completes
     return _apply(order.pk, action, paid_amount=paid_amount)

@@ -10,6 +10,7 @@ from decimal import Decimal
 import factory
 from factory.django import DjangoModelFactory
 
+from finance.services import balance_credit
 from finance.tests.factories import PaymentMethodFactory
 from orders.models import Order, Requisite, Trader
 from orders.services import order_create, trader_key_issue
@@ -27,6 +28,14 @@ class TraderFactory(DjangoModelFactory):
         """The raw X-API-Key (default `trader-key-<trader id>`), kept as `obj.raw_key`."""
         obj.raw_key = extracted or f"trader-key-{obj.pk}"
         trader_key_issue(trader=obj, name="test", raw=obj.raw_key)
+
+    @factory.post_generation
+    def deposit(obj, create, extracted, **kwargs):
+        """The trader's working deposit (default 100000000.00, enough for any Buy of
+        a test; "0" for none), credited as an `Initial deposit`."""
+        amount = Decimal(str(extracted if extracted is not None else "100000000.00"))
+        if amount > 0:
+            balance_credit(trader_id=obj.pk, amount=amount, description="Initial deposit")
 
 
 class RequisiteFactory(DjangoModelFactory):

@@ -228,7 +228,8 @@ def test_acting_twice_changes_nothing_more(sandbox, demo):
     assert tasks.sandbox_act(order["id"]) is False
     assert tasks.sandbox_sweep() == 0
     assert events(order["id"]) == ["order.created", "order.completed"]
-    assert Transaction.objects.filter(reference=order["id"]).count() == 1
+    # One movement on each of the three sides: the merchant, the trader (debit, reward), the platform.
+    assert Transaction.objects.filter(reference=order["id"]).count() == 4
 
 
 def test_a_magic_order_the_merchant_cancelled_first_is_left_alone(sandbox, demo):
@@ -365,12 +366,12 @@ def test_demo_sandbox_data_is_as_listed(demo):
     sandbox_trader = Trader.objects.get(sandbox=True)
     held = sorted(sandbox_trader.requisites.values_list("method__name", flat=True))
     assert held == sorted(
-        ["Sberbank SBP", "T-Bank SBP", "Alfa-Bank SBP", "VTB SBP", "Bank card"] * 2
+        ["Sberbank SBP", "T-Bank SBP", "Alfa-Bank SBP", "VTB SBP", "Bank card", "MTS Bank SBP"] * 2
     )
     assert not Trader.objects.filter(sandbox=False, requisites__trader__sandbox=True).exists()
     call_command("seed_demo", force=True, verbosity=0)
     assert Trader.objects.filter(sandbox=True).count() == 1
-    assert sandbox_trader.requisites.count() == 10
+    assert sandbox_trader.requisites.count() == 12
 
 
 def test_check_ledger_is_clean_after_sandbox_traffic(sandbox, demo):

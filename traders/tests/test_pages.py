@@ -71,7 +71,10 @@ def test_a_confirm_completes_once_and_a_second_says_it_is_no_longer_waiting(cab)
     assert "уже не ожидает" in messages_of(again)
     order.refresh_from_db()
     assert order.status == "Completed"
-    assert Transaction.objects.filter(reference=str(order.pk)).count() == 1
+    assert (
+        Transaction.objects.filter(reference=str(order.pk), balance__terminal=cab.terminal).count()
+        == 1
+    )
 
 
 def test_a_buy_confirm_takes_the_amount_received(cab):

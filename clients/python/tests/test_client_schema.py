@@ -267,6 +267,8 @@ def test_the_events_api_as_the_contract_describes_it_would_be_covered(schema):
                 "order.expired",
                 "dispute.created",
                 "dispute.processed",
+                "withdrawal.completed",
+                "withdrawal.rejected",
             ],
         },
         "ActorEnum": {

@@ -34,6 +34,7 @@ from finance.services import (
 from orders.models import Requisite, Trader, TraderApiKey
 from orders.services import trader_key_issue
 
+from ...books_seed import seed_books
 from ...trader_users import seed_trader_users
 
 WEBHOOK_SECRET = "whsec_ZGVtby1zaG9wLXdlYmhvb2stc2VjcmV0LTMyYnl0ZXM="
@@ -92,6 +93,7 @@ METHODS = [
     ),
     ("Bank card", MethodType.BANK_CARD, None, True, False, "", BUY_CARD, SELL_CARD, ""),
     ("Ozon Bank SBP", MethodType.SBP, "100000000273", True, False, "", BUY_SBP, None, ""),
+    ("MTS Bank SBP", MethodType.SBP, "100000000017", True, False, "", BUY_SBP, None, ""),
     ("Legacy card", MethodType.BANK_CARD, None, False, False, "", BUY_CARD, None, ""),
 ]
 
@@ -127,6 +129,7 @@ NAMES_RU = {
     "VTB SBP": "ВТБ (СБП)",
     "Bank card": "Банковская карта",
     "Ozon Bank SBP": "Озон Банк (СБП)",
+    "MTS Bank SBP": "МТС Банк (СБП)",
     "Legacy card": "Карта (устаревший способ)",
 }
 
@@ -148,7 +151,14 @@ REQUISITES = {
 # trader holds any sandbox requisite.
 SANDBOX_TRADER = ("Sandbox Trader", "demo-sandbox-trader-key")
 SANDBOX_HOLDERS = ["Test Payee A.", "Test Payee B."]
-SANDBOX_REQUISITE_METHODS = ["Sberbank SBP", "T-Bank SBP", "Alfa-Bank SBP", "VTB SBP", "Bank card"]
+SANDBOX_REQUISITE_METHODS = [
+    "Sberbank SBP",
+    "T-Bank SBP",
+    "Alfa-Bank SBP",
+    "VTB SBP",
+    "Bank card",
+    "MTS Bank SBP",
+]
 CARDS = ["2200700112345671", "2200700112345689", "2200700112345697", "2200700112345705"]
 
 TERMINALS = [
@@ -226,6 +236,7 @@ class Command(BaseCommand):
                     account=account, defaults={"comment": "Demo blacklist"}
                 )
             self._operator()
+            seed_books(methods)
             seed_trader_users()
         self.stdout.write(self.style.SUCCESS("Demo data loaded"))
 

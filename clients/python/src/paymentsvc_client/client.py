@@ -19,11 +19,14 @@ from .resources import (
     Events,
     Finance,
     Form,
+    MerchantBooks,
     Orders,
     Sandbox,
     TraderAccount,
+    TraderBooks,
     TraderOrders,
     Webhooks,
+    Withdrawals,
 )
 
 DEFAULT_TIMEOUT = 30.0
@@ -141,8 +144,9 @@ class _AsyncBase(_Base):
         await self.aclose()
 
 
-class _MerchantResources:
+class _MerchantResources(MerchantBooks):
     def _attach(self) -> None:
+        self.withdrawals = Withdrawals(self)
         self.orders = Orders(self)
         self.form = Form(self)
         self.disputes = Disputes(self)
@@ -173,16 +177,17 @@ class AsyncClient(_AsyncBase, _MerchantResources):
         self._attach()
 
 
-class TraderClient(_SyncBase, TraderAccount):
+class TraderClient(_SyncBase, TraderAccount, TraderBooks):
     """A trader's client: `TraderClient(base_url, api_key).orders.confirm(id)`,
-    `.me()`, `.requisites()`, `.enable_requisite(id)`, `.stats(period="7d")`."""
+    `.me()`, `.requisites()`, `.enable_requisite(id)`, `.stats(period="7d")`,
+    `.balance()`, `.transactions()`."""
 
     def __init__(self, base_url: str, api_key: str, **kwargs: Any):
         super().__init__(base_url, api_key, **kwargs)
         self.orders = TraderOrders(self)
 
 
-class AsyncTraderClient(_AsyncBase, TraderAccount):
+class AsyncTraderClient(_AsyncBase, TraderAccount, TraderBooks):
     def __init__(self, base_url: str, api_key: str, **kwargs: Any):
         super().__init__(base_url, api_key, **kwargs)
         self.orders = TraderOrders(self)

@@ -5,6 +5,7 @@ client keeps working against a newer service."""
 
 from ._base import M, Model, Page, parse_datetime
 from ._base import _convert as _convert
+from .books import Terminal, TraderBalance, TraderTransaction, Withdrawal
 from .disputes import Dispute, DisputeCreated
 from .enums import (
     Actor,
@@ -18,7 +19,9 @@ from .enums import (
     SessionState,
     SimulateAction,
     StatsPeriod,
+    TraderTransactionType,
     TransactionType,
+    WithdrawalStatus,
 )
 from .events import (
     Delivery,
@@ -64,8 +67,12 @@ __all__ = [
     "SessionState",
     "StatsPeriod",
     "SimulateAction",
+    "Terminal",
     "TerminalRef",
     "Trader",
+    "TraderBalance",
+    "TraderTransaction",
+    "TraderTransactionType",
     "TraderOrder",
     "TraderRequisite",
     "TraderStats",
@@ -73,5 +80,7 @@ __all__ = [
     "TransactionType",
     "WebhookEndpoints",
     "WebhookSecret",
+    "Withdrawal",
+    "WithdrawalStatus",
     "parse_datetime",
 ]

@@ -48,6 +48,8 @@ class EventType(StrEnum):
     ORDER_EXPIRED = "order.expired"
     DISPUTE_CREATED = "dispute.created"
     DISPUTE_PROCESSED = "dispute.processed"
+    WITHDRAWAL_COMPLETED = "withdrawal.completed"
+    WITHDRAWAL_REJECTED = "withdrawal.rejected"
 
 
 class Actor(StrEnum):
@@ -83,3 +85,17 @@ class StatsPeriod(StrEnum):
     DAY = "24h"
     WEEK = "7d"
     MONTH = "30d"
+
+
+class TraderTransactionType(StrEnum):
+    DEPOSIT = "deposit"
+    WITHDRAWAL = "withdrawal"
+    ORDER_BUY = "order_buy"
+    ORDER_SELL = "order_sell"
+    REWARD = "reward"
+
+
+class WithdrawalStatus(StrEnum):
+    AWAITING_APPROVAL = "awaiting_approval"
+    COMPLETED = "completed"
+    REJECTED = "rejected"

@@ -7,6 +7,9 @@ from ._base import Amount, Resource
 from ._base import _filters as _filters
 from ._base import _id as _id
 from ._base import _paged as _paged
+from .books import _TRADER_TRANSACTIONS as _TRADER_TRANSACTIONS
+from .books import _WITHDRAWALS as _WITHDRAWALS
+from .books import MerchantBooks, TraderBooks, Withdrawals
 from .disputes import _DISPUTES as _DISPUTES
 from .disputes import Disputes
 from .events import _DELIVERIES as _DELIVERIES
@@ -31,11 +34,14 @@ __all__ = [
     "Events",
     "Finance",
     "Form",
+    "MerchantBooks",
     "Operation",
     "Orders",
     "Resource",
     "Sandbox",
     "TraderAccount",
+    "TraderBooks",
     "TraderOrders",
     "Webhooks",
+    "Withdrawals",
 ]

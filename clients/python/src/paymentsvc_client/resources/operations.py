@@ -17,13 +17,17 @@ from ..models import (
     PaymentMethod,
     Ping,
     Receipt,
+    Terminal,
     Trader,
+    TraderBalance,
     TraderOrder,
     TraderRequisite,
     TraderStats,
+    TraderTransaction,
     Transaction,
     WebhookEndpoints,
     WebhookSecret,
+    Withdrawal,
 )
 
 
@@ -182,4 +186,34 @@ OPERATIONS: dict[str, Operation] = {
         "requisite",
     ),
     "trader_stats": Operation("get", "/api/v1/trader/stats", "trader:stats", TraderStats, "stats"),
+    "terminal": Operation("get", "/api/v1/terminal", "terminal", Terminal, "terminal"),
+    "withdrawal_create": Operation(
+        "post", "/api/v1/finance/withdrawals", "withdrawals.create", Withdrawal, "withdrawal"
+    ),
+    "withdrawal_list": Operation(
+        "get",
+        "/api/v1/finance/withdrawals",
+        "withdrawals.list",
+        Withdrawal,
+        unwrap="withdrawals",
+        page=True,
+    ),
+    "withdrawal_get": Operation(
+        "get",
+        "/api/v1/finance/withdrawals/{withdrawal_id}",
+        "withdrawals.get",
+        Withdrawal,
+        "withdrawal",
+    ),
+    "trader_balance": Operation(
+        "get", "/api/v1/trader/balance", "trader:balance", TraderBalance, "balance"
+    ),
+    "trader_transactions": Operation(
+        "get",
+        "/api/v1/trader/transactions",
+        "trader:transactions",
+        TraderTransaction,
+        unwrap="transactions",
+        page=True,
+    ),
 }

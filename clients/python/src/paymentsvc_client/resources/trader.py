@@ -7,7 +7,7 @@ from typing import Any
 
 from .._core import Call
 from ..models import Receipt, Trader, TraderOrder, TraderRequisite, TraderStats
-from ._base import Resource, _filters, _id, _paged
+from ._base import Amount, Resource, _filters, _id, _paged
 
 _TRADER_ORDERS = _paged("/api/v1/trader/orders", TraderOrder, "orders")
 
@@ -27,11 +27,13 @@ class TraderOrders(Resource):
     def list_all(self, **filters: Any):
         return self._all(_TRADER_ORDERS, filters)
 
-    def confirm(self, id: str) -> TraderOrder:
+    def confirm(self, id: str, *, paid_amount: Amount | None = None) -> TraderOrder:
+        """Completed; a Buy's `paid_amount` when another amount arrived."""
         return self._send(
             Call(
                 "POST",
                 f"/api/v1/trader/orders/{_id(id)}/confirm",
+                json=None if paid_amount is None else {"paid_amount": str(paid_amount)},
                 unwrap="order",
                 model=TraderOrder,
             )

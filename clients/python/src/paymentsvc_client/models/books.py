@@ -1,0 +1,45 @@
+"""The books: the merchant's terminal, its withdrawals, a trader's working deposit and
+its ledger."""
+
+from datetime import datetime
+from decimal import Decimal
+
+from ._base import Model
+from .enums import TraderTransactionType, WithdrawalStatus
+
+
+class Terminal(Model):
+    """The terminal a key belongs to; its `id` is what a settlement names."""
+
+    id: str
+    name: str
+    livemode: bool
+    integration_type: str
+    currency: str
+
+
+class Withdrawal(Model):
+    id: str
+    amount: Decimal
+    destination: str
+    comment: str
+    status: WithdrawalStatus
+    created_at: datetime
+    decided_at: datetime | None
+
+
+class TraderBalance(Model):
+    available: Decimal
+    frozen: Decimal
+    total: Decimal
+    currency: str
+
+
+class TraderTransaction(Model):
+    id: str
+    transaction_type: TraderTransactionType
+    amount: Decimal
+    balance_after: Decimal
+    order_id: str | None
+    description: str
+    created_at: datetime

@@ -1,0 +1,116 @@
+"""Working deposits under parallel load, and the matcher's "amount already held"
+probe read off PostgreSQL's plan."""
+
+import json
+import uuid
+from decimal import Decimal
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from finance.models import Balance
+from finance.services import ledger_check
+from finance.tests.factories import PaymentMethodFactory, TerminalFactory
+from orders.models import Order
+from orders.services import matching
+from orders.tests.factories import RequisiteFactory, TraderFactory, buy_order
+from orders.tests.test_concurrency import in_parallel
+
+POSTGRES = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_parallel_buys_never_freeze_more_than_a_trader_holds():
+    method = PaymentMethodFactory()
+    shop = TerminalFactory(methods=[method])
+    trader = TraderFactory(deposit="1000.00")
+    for _ in range(6):
+        RequisiteFactory(trader=trader, method=method)
+
+    def create(i):
+        def call():
+            try:
+                return buy_order(terminal=shop, method=method, amount="300.00").pk
+            except Exception as exc:  # noqa: BLE001 - counted below
+                return type(exc).__name__
+
+        return call
+
+    results = in_parallel([create(i) for i in range(12)])
+    created = [r for r in results if not isinstance(r, str)]
+    # 1000.00 covers three Buys of 300.00, whichever requests win the rows
+    assert len(created) == 3
+    assert {r for r in results if isinstance(r, str)} == {"NoAvailableTraders"}
+    balance = Balance.objects.get(trader_id=trader.pk)
+    assert (balance.available, balance.frozen) == (Decimal("100.00"), Decimal("900.00"))
+    assert ledger_check() == []
+
+
+def _plan_nodes(plan: dict):
+    yield plan
+    for child in plan.get("Plans", ()):
+        yield from _plan_nodes(child)
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not POSTGRES, reason="needs DATABASE_URL=postgres://…")
+@pytest.mark.django_db
+def test_the_amount_check_probes_the_unique_index_whatever_the_pending_count():
+    method = PaymentMethodFactory()
+    shop = TerminalFactory(methods=[method])
+    trader = TraderFactory()
+    requisites = [RequisiteFactory(method=method, trader=trader) for _ in range(40)]
+    common = dict(
+        terminal=shop,
+        side="Buy",
+        method=method,
+        initial_method=method,
+        trader=trader,
+        fee=Decimal(5),
+        fee_amount=Decimal(0),
+        status="Pending",
+    )
+    # 3,000 Pending orders over the slice's requisites, a few of them of the amounts
+    # asked for below
+    Order.objects.bulk_create(
+        [
+            Order(
+                id=uuid.uuid4(),
+                client_order_id=f"held-{i}",
+                requisite=requisites[i % 40],
+                requested_amount=Decimal(1000 + i // 40),
+                amount=Decimal(1000 + i // 40),
+                user_id=f"user-{i % 7}",
+                **common,
+            )
+            for i in range(3000)
+        ]
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {Order._meta.db_table}")
+    amounts = [Decimal(1000 + k) for k in range(10)]
+    start = uuid.UUID(int=0)
+    sql, params = matching.slice_sql(
+        methods={method.pk: method},
+        side="Buy",
+        amounts=amounts,
+        arcs=[("e.id >= %s", [start]), ("e.id < %s", [start])],
+        sandbox=False,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", params)
+        (plan,) = cursor.fetchone()
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+    probes = [
+        node
+        for node in _plan_nodes(plan[0]["Plan"])
+        if node.get("Relation Name") == Order._meta.db_table
+    ]
+    assert len(probes) == len(amounts), json.dumps(plan, indent=1)
+    for node in probes:
+        assert node["Node Type"] == "Index Only Scan", node
+        assert node["Index Name"] == matching.SLOT_CONSTRAINT, node
+        assert node.get("Rows Removed by Filter", 0) == 0, node
+        assert node.get("Rows Removed by Index Recheck", 0) == 0, node
+        assert node["Actual Rows"] <= 1, node

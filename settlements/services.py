@@ -1,0 +1,206 @@
+"""Entering and deciding settlements; a merchant's own withdrawals. Every change is one
+transaction: the settlement row locked, the money moved through finance's ledger."""
+
+from decimal import Decimal, InvalidOperation
+
+from django.db import transaction
+from django.utils import timezone
+
+from core.error_codes import ErrorCode
+from core.errors import Conflict, Forbidden, InvalidRequest
+from core.formats import iso_utc, parse_uuid
+from core.money import money_str
+from finance.models import Terminal, TransactionType
+from finance.services import balance_credit, balance_post, balance_reserve, balance_void
+from orders.models import Trader
+from webhooks.models import EventType
+from webhooks.services import event_record
+
+from .models import (
+    MERCHANT_KINDS,
+    WITHDRAWALS,
+    Settlement,
+    SettlementKind,
+    SettlementStatus,
+)
+
+TEXT_MAX = 255
+
+
+def amount_parse(value) -> Decimal:
+    """A settlement's amount: above zero, whole cents. InvalidRequest naming `amount`."""
+    try:
+        amount = Decimal(str(value).strip())
+    except (InvalidOperation, ValueError):
+        amount = None
+    if amount is None or not amount.is_finite() or "\x00" in str(value):
+        raise InvalidRequest("Amount must be a number", errors={"amount": ["Not a number"]})
+    if amount <= 0:
+        raise InvalidRequest("Amount must be above zero", errors={"amount": ["Above zero"]})
+    if amount != amount.quantize(Decimal("0.01")) or amount >= Decimal(10) ** 18:
+        raise InvalidRequest(
+            "Amount has more than two decimal places",
+            errors={"amount": ["At most two decimal places"]},
+        )
+    return amount.quantize(Decimal("0.01"))
+
+
+def text_check(value: str, *, field: str, required: bool) -> str:
+    value = value or ""
+    if "\x00" in value:
+        raise InvalidRequest(f"{field} must not contain NUL", errors={field: ["NUL character"]})
+    if required and not value.strip():
+        raise InvalidRequest(f"{field} is required", errors={field: ["Required"]})
+    if len(value) > TEXT_MAX:
+        raise InvalidRequest(
+            f"{field} is longer than {TEXT_MAX} characters", errors={field: ["Too long"]}
+        )
+    return value
+
+
+def _account(kind: str, account) -> dict:
+    pk = parse_uuid(str(account)) if account is not None and "\x00" not in str(account) else None
+    if kind in MERCHANT_KINDS:
+        terminal = Terminal.objects.filter(pk=pk).first() if pk else None
+        if terminal is None:
+            raise InvalidRequest(
+                "Unknown account: no such terminal", errors={"account": ["Unknown"]}
+            )
+        return {"terminal": terminal}
+    trader = Trader.objects.filter(pk=pk).first() if pk else None
+    if trader is None:
+        raise InvalidRequest("Unknown account: no such trader", errors={"account": ["Unknown"]})
+    return {"trader": trader}
+
+
+def _freeze(settlement: Settlement) -> None:
+    account = (
+        {"terminal_id": settlement.terminal_id}
+        if settlement.kind in MERCHANT_KINDS
+        else {"trader_id": settlement.trader_id}
+    )
+    settlement.reserve = balance_reserve(
+        amount=settlement.amount, reference=str(settlement.pk), **account
+    )
+
+
+def settlement_enter(*, kind: str, account, amount, comment: str = "", operator) -> Settlement:
+    """An operator enters a deposit or a withdrawal; it waits for another operator. A
+    withdrawal is frozen now (402 when the available balance does not cover it)."""
+    if kind not in SettlementKind.values:
+        allowed = ", ".join(SettlementKind.values)
+        raise InvalidRequest(f"Unknown kind; allowed: {allowed}", errors={"kind": [allowed]})
+    amount = amount_parse(amount)
+    comment = text_check(comment, field="comment", required=False)
+    with transaction.atomic():
+        settlement = Settlement(
+            kind=kind,
+            amount=amount,
+            comment=comment,
+            entered_by=operator,
+            **_account(kind, account),
+        )
+        if kind in WITHDRAWALS:
+            _freeze(settlement)
+        settlement.save(force_insert=True)
+    return settlement
+
+
+def withdrawal_request(
+    *, terminal: Terminal, amount, destination: str, comment: str = ""
+) -> Settlement:
+    """A merchant asks for its own withdrawal: frozen at once, awaiting an operator."""
+    amount = amount_parse(amount)
+    destination = text_check(destination, field="destination", required=True)
+    comment = text_check(comment, field="comment", required=False)
+    with transaction.atomic():
+        settlement = Settlement(
+            kind=SettlementKind.MERCHANT_WITHDRAWAL,
+            terminal=terminal,
+            amount=amount,
+            destination=destination,
+            comment=comment,
+            entered_by_merchant=True,
+        )
+        _freeze(settlement)
+        settlement.save(force_insert=True)
+    return settlement
+
+
+def may_decide(settlement: Settlement, operator) -> bool:
+    """Four eyes: the operator who entered a settlement never decides it."""
+    return settlement.entered_by_id is None or settlement.entered_by_id != operator.pk
+
+
+def settlement_decide(*, settlement_id, approve: bool, operator) -> Settlement:
+    """Approve (the money moves: a deposit credited, a withdrawal's reserve posted) or
+    reject (a withdrawal's reserve voided). 403 for the operator who entered it, 409
+    once decided. A merchant's withdrawal tells the merchant by webhook."""
+    with transaction.atomic():
+        settlement = Settlement.objects.select_for_update().filter(pk=settlement_id).first()
+        if settlement is None:
+            raise InvalidRequest("Unknown settlement", errors={"settlement": ["Unknown"]})
+        if not may_decide(settlement, operator):
+            raise Forbidden("The operator who entered a settlement cannot decide it")
+        if settlement.status != SettlementStatus.AWAITING_APPROVAL:
+            raise Conflict(f"Settlement is already {settlement.status}", code=ErrorCode.CONFLICT)
+        actor = operator.get_username()
+        if approve:
+            settlement.transaction = _post(settlement, actor=actor)
+            settlement.status = SettlementStatus.COMPLETED
+        else:
+            if settlement.reserve_id:
+                balance_void(reserve_id=settlement.reserve_id)
+            settlement.status = SettlementStatus.REJECTED
+        settlement.decided_by = operator
+        settlement.decided_at = timezone.now()
+        settlement.save(update_fields=["status", "transaction", "decided_by", "decided_at"])
+        if settlement.kind == SettlementKind.MERCHANT_WITHDRAWAL:
+            _event(settlement, actor=f"operator:{actor}")
+    return settlement
+
+
+def _post(settlement: Settlement, *, actor: str):
+    description = settlement.comment
+    if settlement.kind == SettlementKind.MERCHANT_WITHDRAWAL and settlement.destination:
+        description = settlement.destination
+    if settlement.kind in WITHDRAWALS:
+        return balance_post(reserve_id=settlement.reserve_id, description=description, actor=actor)
+    account = (
+        {"terminal_id": settlement.terminal_id}
+        if settlement.kind in MERCHANT_KINDS
+        else {"trader_id": settlement.trader_id}
+    )
+    return balance_credit(
+        amount=settlement.amount,
+        description=description,
+        reference=str(settlement.pk),
+        actor=actor,
+        kind=TransactionType.DEPOSIT,
+        **account,
+    )
+
+
+def render_withdrawal(settlement: Settlement) -> dict:
+    return {
+        "id": str(settlement.pk),
+        "amount": money_str(settlement.amount),
+        "destination": settlement.destination,
+        "comment": settlement.comment,
+        "status": settlement.status,
+        "created_at": iso_utc(settlement.created_at),
+        "decided_at": iso_utc(settlement.decided_at),
+    }
+
+
+def _event(settlement: Settlement, *, actor: str) -> None:
+    completed = settlement.status == SettlementStatus.COMPLETED
+    event_record(
+        terminal=settlement.terminal,
+        order_id=settlement.pk,
+        event_type=EventType.WITHDRAWAL_COMPLETED if completed else EventType.WITHDRAWAL_REJECTED,
+        sequence=1,
+        data=render_withdrawal(settlement),
+        webhook_url=None,
+        actor=actor,
+    )

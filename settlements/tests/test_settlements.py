@@ -1,0 +1,246 @@
+"""Settlements with four eyes (traders.md §19): entered on /admin/settlements/new/,
+decided on /admin/settlements/ by another operator; merchants' own withdrawals."""
+
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+
+from core.testing import ApiClient
+from finance.models import Balance, Transaction
+from finance.services import ledger_check
+from settlements.models import Settlement
+from webhooks.models import WebhookEvent
+
+NEW, LIST = "/admin/settlements/new/", "/admin/settlements/"
+PASSWORD = "operator-demo-password"
+
+
+def signed_in(username: str) -> Client:
+    client = Client()
+    assert client.login(username=username, password=PASSWORD)
+    return client
+
+
+@pytest.fixture
+def op1(demo):
+    return signed_in("operator")
+
+
+@pytest.fixture
+def op2(demo):
+    return signed_in("operator2")
+
+
+def trader_balance(trader) -> tuple[Decimal, Decimal]:
+    b = Balance.objects.get(trader_id=trader.pk)
+    return b.available, b.frozen
+
+
+def shop_balance(demo) -> tuple[Decimal, Decimal]:
+    b = Balance.objects.get(terminal=demo.shop)
+    return b.available, b.frozen
+
+
+def enter(client, **data):
+    return client.post(NEW, {"comment": "", **data})
+
+
+def test_a_deposit_waits_for_another_operator_and_the_one_who_entered_it_cannot_decide(
+    demo, op1, op2
+):
+    trader = demo.traders[0]
+    page = op1.get(NEW)
+    assert page.status_code == 200 and b"csrfmiddlewaretoken" in page.content
+    response = enter(
+        op1, kind="trader_deposit", account=str(trader.pk), amount="500.00", comment="Wire 42"
+    )
+    assert response.status_code == 302
+    settlement = Settlement.objects.get()
+    assert (settlement.status, settlement.entered_by.username) == ("awaiting_approval", "operator")
+    assert trader_balance(trader) == (Decimal("100000000.00"), Decimal("0.00"))
+
+    own = op1.get(LIST).content.decode()
+    assert f'data-settlement-id="{settlement.pk}"' in own
+    assert 'data-testid="settlement-approve"' not in own
+    assert 'data-testid="settlement-reject"' not in own
+    # A forged POST by the operator who entered it changes nothing.
+    for action in ("approve", "reject"):
+        op1.post(f"{LIST}{settlement.pk}/{action}/")
+    settlement.refresh_from_db()
+    assert (settlement.status, settlement.decided_by, settlement.decided_at) == (
+        "awaiting_approval",
+        None,
+        None,
+    )
+    assert trader_balance(trader) == (Decimal("100000000.00"), Decimal("0.00"))
+
+    other = op2.get(LIST).content.decode()
+    assert (
+        'data-testid="settlement-approve"' in other and 'data-testid="settlement-reject"' in other
+    )
+    assert op2.post(f"{LIST}{settlement.pk}/approve/").status_code == 302
+    settlement.refresh_from_db()
+    assert settlement.status == "completed"
+    assert settlement.decided_by.username == "operator2" and settlement.decided_at is not None
+    assert trader_balance(trader) == (Decimal("100000500.00"), Decimal("0.00"))
+    deposit = settlement.transaction
+    assert (deposit.transaction_type, deposit.amount, deposit.client_description) == (
+        "deposit",
+        Decimal("500.00"),
+        "Wire 42",
+    )
+    assert deposit.created_by == "operator2"
+    # Decided once: a second decision changes nothing.
+    op1.post(f"{LIST}{settlement.pk}/reject/")
+    op2.post(f"{LIST}{settlement.pk}/reject/")
+    settlement.refresh_from_db()
+    assert settlement.status == "completed"
+    assert ledger_check() == []
+
+
+def test_a_withdrawal_is_frozen_at_entry_and_released_when_rejected(demo, op1, op2):
+    response = enter(op1, kind="merchant_withdrawal", account=str(demo.shop.pk), amount="300.00")
+    assert response.status_code == 302
+    assert shop_balance(demo) == (Decimal("99700.00"), Decimal("300.00"))
+    settlement = Settlement.objects.get()
+    op2.post(f"{LIST}{settlement.pk}/reject/")
+    settlement.refresh_from_db()
+    assert settlement.status == "rejected" and settlement.decided_by.username == "operator2"
+    assert shop_balance(demo) == (Decimal("100000.00"), Decimal("0.00"))
+    assert ledger_check() == []
+
+
+def test_an_approved_trader_withdrawal_posts_it(demo, op1, op2):
+    trader = demo.traders[3]  # trader 4: 1000.00
+    enter(op1, kind="trader_withdrawal", account=str(trader.pk), amount="999.99", comment="Out")
+    assert trader_balance(trader) == (Decimal("0.01"), Decimal("999.99"))
+    settlement = Settlement.objects.get()
+    op2.post(f"{LIST}{settlement.pk}/approve/")
+    assert trader_balance(trader) == (Decimal("0.01"), Decimal("0.00"))
+    txn = Transaction.objects.get(reference=str(settlement.pk))
+    assert (txn.transaction_type, txn.client_description) == ("withdrawal", "Out")
+    assert ledger_check() == []
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"kind": "trader_withdrawal", "amount": "1000.01"},  # trader 4 holds 1000.00
+        {"amount": "1.234"},
+        {"amount": "0"},
+        {"amount": "-5.00"},
+        {"amount": "abc"},
+        {"amount": "1\x00"},
+        {"kind": "merchant_gift"},
+        {"account": "00000000-0000-0000-0000-000000000000"},
+        {"account": "not-an-id"},
+        {"kind": "merchant_deposit"},  # a trader's id for a terminal's kind
+        {"comment": "x" * 256},
+    ],
+)
+def test_bad_input_is_the_forms_own_error_and_nothing_moves(demo, op1, data):
+    trader = demo.traders[3]
+    before = (trader_balance(trader), shop_balance(demo), Transaction.objects.count())
+    body = {"kind": "trader_deposit", "account": str(trader.pk), "amount": "10.00", **data}
+    response = enter(op1, **body)
+    assert response.status_code == 400
+    assert b"errorlist" in response.content
+    assert not Settlement.objects.exists()
+    assert (trader_balance(trader), shop_balance(demo), Transaction.objects.count()) == before
+
+
+def test_the_pages_are_russian_and_need_staff(demo, op1):
+    page = op1.get(LIST, HTTP_ACCEPT_LANGUAGE="ru").content.decode()
+    assert "Новый расчёт" in page
+    assert Client().get(LIST).status_code == 302  # to the sign-in
+    assert Client().post(NEW, {}).status_code == 302
+    assert not Settlement.objects.exists()
+
+
+# --- Merchants' withdrawals -------------------------------------------------------------
+
+URL = "/api/v1/finance/withdrawals"
+
+
+def test_a_merchant_asks_for_a_withdrawal_and_learns_the_decision_by_webhook(demo, op1):
+    shop = ApiClient("demo-shop-key")
+    headers = {"Idempotency-Key": "w-1"}
+    body = {"amount": "250.50", "destination": "IBAN RU00 1234", "comment": "Weekly"}
+    response = shop.post(URL, body, headers=headers)
+    assert response.status_code == 201, response.content
+    withdrawal = response.json()["withdrawal"]
+    assert {k: withdrawal[k] for k in ("amount", "destination", "comment", "status")} == {
+        "amount": "250.50",
+        "destination": "IBAN RU00 1234",
+        "comment": "Weekly",
+        "status": "awaiting_approval",
+    }
+    assert withdrawal["decided_at"] is None
+    replay = shop.post(URL, body, headers=headers)
+    assert replay.json()["withdrawal"]["id"] == withdrawal["id"]
+    assert Settlement.objects.count() == 1
+    assert shop_balance(demo) == (Decimal("99749.50"), Decimal("250.50"))
+
+    listed = shop.get(URL).json()["withdrawals"]
+    assert [w["id"] for w in listed["items"]] == [withdrawal["id"]] and listed["total"] == 1
+    assert shop.get(f"{URL}/{withdrawal['id']}").json()["withdrawal"] == withdrawal
+    other = ApiClient("demo-sandbox-key")
+    assert other.get(f"{URL}/{withdrawal['id']}").status_code == 404
+    assert other.get(f"{URL}/nope").status_code == 404
+    assert other.get(URL).json()["withdrawals"]["total"] == 0
+
+    # Entered by the merchant: any operator decides it.
+    page = op1.get(LIST).content.decode()
+    assert f'data-settlement-id="{withdrawal["id"]}"' in page
+    assert 'data-testid="settlement-approve"' in page
+    op1.post(f"{LIST}{withdrawal['id']}/approve/")
+    done = shop.get(f"{URL}/{withdrawal['id']}").json()["withdrawal"]
+    assert done["status"] == "completed" and done["decided_at"]
+    assert shop_balance(demo) == (Decimal("99749.50"), Decimal("0.00"))
+    txn = Transaction.objects.get(reference=withdrawal["id"])
+    assert (txn.transaction_type, txn.client_description) == ("withdrawal", "IBAN RU00 1234")
+    event = WebhookEvent.objects.get(type="withdrawal.completed")
+    assert event.payload["data"] == done and event.terminal_id == demo.shop.pk
+    events = shop.get("/api/v1/events", {"type": "withdrawal.completed"}).json()
+    assert events["events"]["items"][0]["data"] == done
+    assert ledger_check() == []
+
+
+def test_a_rejected_withdrawal_is_unfrozen_and_told(demo, op1):
+    shop = ApiClient("demo-shop-key")
+    withdrawal = shop.post(URL, {"amount": "100.00", "destination": "card"}).json()["withdrawal"]
+    op1.post(f"{LIST}{withdrawal['id']}/reject/")
+    assert shop_balance(demo) == (Decimal("100000.00"), Decimal("0.00"))
+    event = WebhookEvent.objects.get(type="withdrawal.rejected")
+    assert event.payload["data"]["status"] == "rejected"
+
+
+def test_a_withdrawal_beyond_available_is_402_and_moves_nothing(demo):
+    shop = ApiClient("demo-shop-key")
+    response = shop.post(URL, {"amount": "100000.01", "destination": "card"})
+    assert response.status_code == 402
+    assert response.json()["message"].startswith("Insufficient funds")
+    assert not Settlement.objects.exists()
+    assert shop_balance(demo) == (Decimal("100000.00"), Decimal("0.00"))
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"amount": "1.234", "destination": "card"},
+        {"amount": "0", "destination": "card"},
+        {"amount": "-1", "destination": "card"},
+        {"amount": "10.00"},
+        {"amount": "10.00", "destination": ""},
+        {"amount": "10.00", "destination": "x" * 256},
+        {"amount": "10.00", "destination": "ca\x00rd"},
+        {"amount": "10.00", "destination": "card", "comment": ""},
+        {"amount": "10.00", "destination": "card", "comment": "x" * 256},
+    ],
+)
+def test_bad_withdrawal_requests_are_400(demo, body):
+    response = ApiClient("demo-shop-key").post(URL, body)
+    assert response.status_code == 400
+    assert response.json()["success"] is False
+    assert not Settlement.objects.exists()
