@@ -18,6 +18,9 @@ from django.utils.translation import gettext_lazy as _
 from orders.models import Trader
 
 LANGUAGES = ("ru", "en")
+# The session remembers the trader its user reached a page as (set only after every
+# check below passed): the orders poll answers its 304 from this and the cache alone.
+SESSION_TRADER = "cabinet_trader"
 LOGIN_URL = "/trader/login/"
 TWO_FACTOR_URL = "/trader/2fa/"
 
@@ -90,6 +93,8 @@ def trader_required(view):
         if needs_second_factor(user):
             return redirect(f"{TWO_FACTOR_URL}?{back}")
         request.trader = trader
+        if request.session.get(SESSION_TRADER) != str(trader.pk):
+            request.session[SESSION_TRADER] = str(trader.pk)
         return view(request, *args, **kwargs)
 
     return wrapped

@@ -47,13 +47,28 @@ def _next_url(request) -> str:
     return "/trader/"
 
 
-def _locked_out(request):
-    minutes = max(1, _rate().seconds // 60)
+# The admin's throttle, called in these three places only.
+def _throttle_try(request):
+    """(allowed, seconds until the lockout ends, what the other two are given)."""
+    keys = _keys(request)
+    return not _locked(keys), _rate().seconds, keys
+
+
+def _throttle_failed(keys) -> None:
+    _count_failure(keys)
+
+
+def _throttle_succeeded(keys) -> None:
+    cache.delete(keys[0][0])
+
+
+def _locked_out(request, retry_after: int):
+    minutes = max(1, retry_after // 60)
     message = _("Too many failed sign-in attempts. Try again in %(minutes)d minutes.") % {
         "minutes": minutes
     }
     response = cabinet_page(request, "traders/login.html", {"locked": message}, status=429)
-    response["Retry-After"] = str(_rate().seconds)
+    response["Retry-After"] = str(retry_after)
     return response
 
 
@@ -64,19 +79,21 @@ def sign_in(request):
     form = TraderSignInForm(request, data=request.POST if request.method == "POST" else None)
     context = {"form": form, "next": _next_url(request), "two_factor": settings.TRADER_2FA}
     if request.method != "POST":
+        if signed_in_trader(request.user) is not None:
+            return redirect(_next_url(request))  # already in: on to the cabinet
         return cabinet_page(request, "traders/login.html", context)
-    keys = _keys(request)
-    if _locked(keys):
-        return _locked_out(request)
+    allowed, retry_after, counted = _throttle_try(request)
+    if not allowed:
+        return _locked_out(request, retry_after)
     user = form.get_user() if form.is_valid() else None
     if user is not None and signed_in_trader(user) is None and user.is_staff:
         return forbidden(request)  # the right password of an operator: not a trader
     if user is None or signed_in_trader(user) is None:
-        _count_failure(keys)
+        _throttle_failed(counted)
         if user is not None:
             form.add_error(None, _("This account has no trader's cabinet."))
         return cabinet_page(request, "traders/login.html", context)
-    cache.delete(keys[0][0])
+    _throttle_succeeded(counted)
     login(request, user)
     if settings.TRADER_2FA and user_has_device(user):
         device = TOTPDevice.objects.filter(user=user, confirmed=True).first()

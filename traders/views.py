@@ -9,14 +9,14 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from core.errors import NotFound, ServiceError
+from core.errors import InsufficientFunds, NotFound, ServiceError
 from orders import selectors as order_selectors
 from orders.receipts import receipt_response
 from orders.services import OrderNotPending
 from orders.services.requisite_state import DisabledByOperator
 
 from . import selectors, services
-from .access import cabinet_page, trader_required
+from .access import SESSION_TRADER, cabinet_language, cabinet_page, trader_required
 from .live import orders_version
 from .render import render_stats
 from .templatetags.cabinet import rub
@@ -26,8 +26,8 @@ def _open_orders(trader):
     return list(selectors.trader_open_orders(trader=trader).prefetch_related("receipts"))
 
 
-def _etag(request) -> str:
-    return f'"{orders_version(request.trader.pk)}-{request.cabinet_lang}"'
+def _etag(trader_id, lang: str) -> str:
+    return f'"{orders_version(trader_id)}-{lang}"'
 
 
 def _ask_texts():
@@ -46,7 +46,8 @@ def _ask_texts():
 def orders_page(request):
     """The list; with `?ask=confirm|decline&order=<id>` (the buttons' links, which the
     script opens in place) the second question about that order as well."""
-    etag = _etag(request)  # read before the list: a change meanwhile shows at the next poll
+    # Read before the list: a change meanwhile shows at the next poll.
+    etag = _etag(request.trader.pk, request.cabinet_lang)
     orders = _open_orders(request.trader)
     context = {"orders": orders, "etag": etag}
     ask, order_id = request.GET.get("ask"), request.GET.get("order")
@@ -66,15 +67,27 @@ def orders_page(request):
 
 
 @require_GET
-@trader_required
 def orders_live(request):
-    """The list alone, for the page's poll: 304 while the trader's version stands."""
-    etag = _etag(request)
-    if request.headers.get("If-None-Match") == etag:
-        response = HttpResponseNotModified()
-    else:
-        context = {"orders": _open_orders(request.trader), "lang": request.cabinet_lang}
-        response = HttpResponse(render_to_string("traders/_orders.html", context, request))
+    """The list alone, for the page's poll: 304 while the trader's version stands,
+    answered from the session and the cache (no user, trader or order is read); any
+    other answer goes through every check of the pages."""
+    trader_id = request.session.get(SESSION_TRADER)
+    if trader_id and request.headers.get("If-None-Match") == _etag(
+        trader_id, cabinet_language(request)
+    ):
+        return _live_headers(HttpResponseNotModified(), request.headers["If-None-Match"])
+    return _orders_live_list(request)
+
+
+@trader_required
+def _orders_live_list(request):
+    etag = _etag(request.trader.pk, request.cabinet_lang)
+    context = {"orders": _open_orders(request.trader), "lang": request.cabinet_lang}
+    response = HttpResponse(render_to_string("traders/_orders.html", context, request))
+    return _live_headers(response, etag)
+
+
+def _live_headers(response, etag: str):
     response["ETag"] = etag
     response["Cache-Control"] = "no-cache, private"
     return response
@@ -93,6 +106,8 @@ def order_confirm(request, order_id):
     order = _order(request, order_id)
     raw = request.POST.get("paid_amount", "").strip()
     try:
+        if raw and order.side != "Buy":
+            raise services.PaidAmountInvalid(_("Only a Buy's confirmation takes another amount."))
         paid = services.paid_amount_parse(raw, amount=order.amount) if raw else None
         services.trader_order_confirm(
             trader=request.trader, order=order, paid_amount=paid, request=request
@@ -101,6 +116,8 @@ def order_confirm(request, order_id):
         messages.error(request, error.message)
     except OrderNotPending:
         messages.warning(request, _("This order is no longer waiting: nothing was changed."))
+    except InsufficientFunds:
+        messages.error(request, _("Your balance does not cover this amount: nothing was changed."))
     except ServiceError as error:
         messages.error(request, error.message)
     else:

@@ -57,7 +57,10 @@ def test_confirm_asks_once_more_and_a_double_tap_confirms_once(cab, page):
     expect(page.get_by_test_id("messages")).to_contain_text("Заказ подтверждён")
     expect(card(page, order)).to_have_count(0)
     assert Order.objects.get(pk=order.pk).status == "Completed"
-    assert Transaction.objects.filter(reference=str(order.pk)).count() == 1
+    assert (
+        Transaction.objects.filter(reference=str(order.pk), balance__terminal=cab.terminal).count()
+        == 1
+    )
 
 
 def test_the_amount_received_is_checked_then_taken(cab, page):

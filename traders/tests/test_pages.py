@@ -37,7 +37,11 @@ def messages_of(response) -> str:
 def test_orders_page_lists_pending_orders_newest_first(cab):
     first = buy_order(terminal=cab.terminal, method=cab.method, amount="3100.00")
     second = sell_order(
-        terminal=cab.terminal, method=cab.card, amount="1500.00", account="4111111111111111"
+        terminal=cab.terminal,
+        method=cab.card,
+        amount="1500.00",
+        account="4111111111111111",
+        customer_bank="sberbank",
     )
     closed = buy_order(terminal=cab.terminal, method=cab.method, amount="900.00")
     Order.objects.filter(pk=closed.pk).update(status="Cancelled")
@@ -47,6 +51,7 @@ def test_orders_page_lists_pending_orders_newest_first(cab):
     assert re.search(r'data-testid="order-timer"[^>]*>\d\d:\d\d<', html)
     assert 'data-testid="customer-account">4111111111111111<' in html
     assert html.count('data-testid="copy-customer-account"') == 1  # the Sell only
+    assert 'data-testid="customer-bank">Сбербанк<' in html
     assert 'data-testid="requisite-account">+79990001122<' in html
     assert html.count('data-testid="order-confirm"') == 2 and 'data-testid="confirm-yes"' in html
 
@@ -66,7 +71,10 @@ def test_a_confirm_completes_once_and_a_second_says_it_is_no_longer_waiting(cab)
     assert "уже не ожидает" in messages_of(again)
     order.refresh_from_db()
     assert order.status == "Completed"
-    assert Transaction.objects.filter(reference=str(order.pk)).count() == 1
+    assert (
+        Transaction.objects.filter(reference=str(order.pk), balance__terminal=cab.terminal).count()
+        == 1
+    )
 
 
 def test_a_buy_confirm_takes_the_amount_received(cab):
@@ -122,6 +130,16 @@ def test_decline(cab):
     assert order.status == "Cancelled"
 
 
+def test_the_poll_checks_everything_once_the_version_moved(cab):
+    etag = cab.client.get("/trader/orders/live/")["ETag"]
+    cab.trader.is_active = False
+    cab.trader.save(update_fields=["is_active"])
+    assert cab.client.get("/trader/orders/live/", HTTP_IF_NONE_MATCH='"other"').status_code == 403
+    cab.client.logout()
+    response = cab.client.get("/trader/orders/live/", HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 302  # signed out: to the sign-in page
+
+
 def test_another_traders_order_and_requisite_are_404(cab):
     other = make_cabinet("other")
     theirs = buy_order(terminal=other.terminal, method=other.method)
@@ -146,8 +164,10 @@ def test_the_poll_is_a_304_without_reading_orders_until_one_changes(
     etag = page["ETag"]
     with CaptureQueriesContext(connection) as queries:
         unchanged = cab.client.get("/trader/orders/live/", HTTP_IF_NONE_MATCH=etag)
-    assert unchanged.status_code == 304
-    assert not [q for q in queries.captured_queries if Order._meta.db_table in q["sql"]]
+    assert unchanged.status_code == 304 and unchanged["ETag"] == etag
+    # The session's row alone: no user, trader or order is read for a 304.
+    (only,) = queries.captured_queries
+    assert "django_session" in only["sql"] and Order._meta.db_table not in only["sql"]
 
     with django_capture_on_commit_callbacks(execute=True):
         order = buy_order(terminal=cab.terminal, method=cab.method)
@@ -196,3 +216,28 @@ def test_stats_page_shows_the_apis_figures(cab):
         "reward": "25.00&nbsp;₽",
     }
     assert Balance.objects.filter(terminal=cab.terminal).exists()
+
+
+def test_the_payers_receipts_are_linked_and_served_to_their_trader_only(cab, settings, tmp_path):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from forms_ui.tests.test_accessibility import png_bytes
+    from orders.receipts import receipt_attach
+
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "default": {
+            "BACKEND": "django.core.files.storage.FileSystemStorage",
+            "OPTIONS": {"location": str(tmp_path), "base_url": None},
+        },
+    }
+    order = buy_order(terminal=cab.terminal, method=cab.method)
+    upload = SimpleUploadedFile("check.png", png_bytes(), content_type="image/png")
+    receipt = receipt_attach(order_id=order.pk, upload=upload)
+    html = cab.client.get("/trader/").content.decode()
+    link = f"/trader/orders/{order.pk}/receipts/{receipt.pk}/"
+    assert f'href="{link}" data-testid="order-receipt"' in html
+    served = cab.client.get(link)
+    assert served.status_code == 200 and served["Content-Type"] == "image/png"
+    assert b"".join(served.streaming_content if served.streaming else [served.content])
+    assert make_cabinet("third").client.get(link).status_code == 404

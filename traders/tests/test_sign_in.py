@@ -45,6 +45,7 @@ def test_a_trader_signs_in_and_lands_on_its_orders(demo):
     assert response.status_code == 302 and response["Location"] == "/trader/"
     orders = client.get("/trader/")
     assert orders.status_code == 200 and "Trader One" in orders.content.decode()
+    assert client.get("/trader/login/")["Location"] == "/trader/"  # already signed in
 
 
 def test_the_form_needs_its_csrf_token(demo):
