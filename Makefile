@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 PORT ?= 8000
 
-.PHONY: run test test-sqlite test-postgres lint format bench reliability venv dev-venv browser messages form-screenshots clean
+.PHONY: run test test-sqlite test-postgres lint format bench reliability venv dev-venv browser messages form-screenshots trader-screenshots clean
 
 $(VENV)/.base: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,7 @@ messages: venv
 # CELERY_BROKER_URL say otherwise; web + Celery worker + beat, demo data loaded.
 run: export DEBUG ?= true
 run: export ADMIN_2FA ?= false
+run: export TRADER_2FA ?= false
 run: export APP_PORT := $(PORT)
 run: export PUBLIC_BASE_URL ?= http://localhost:$(PORT)
 run: export ALLOWED_HOSTS ?= *
@@ -92,6 +93,12 @@ form-screenshots: dev-venv browser messages
 	rm -f docs/img/form/*.png
 	FORM_SCREENSHOTS_DIR=docs/img/form $(PY) -m pytest -q -p no:randomly \
 	  forms_ui/tests/test_accessibility.py -k every_state
+
+# docs/traders.md's screenshots: every page of the traders' cabinet at 390 and 1280 px.
+trader-screenshots: dev-venv browser messages
+	rm -f docs/img/traders/*.png
+	TRADER_SCREENSHOTS_DIR=docs/img/traders $(PY) -m pytest -q -p no:randomly \
+	  traders/tests/test_accessibility.py
 
 clean:
 	rm -rf $(VENV) var staticfiles

@@ -25,8 +25,10 @@ from django_otp.forms import OTPAuthenticationFormMixin
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 
-class AdminSignInForm(AdminAuthenticationForm, OTPAuthenticationFormMixin):
-    """Password, and with ADMIN_2FA on, the code of an enrolled staff member's device."""
+class SignInCodeFields(forms.Form, OTPAuthenticationFormMixin):
+    """The authenticator's code beside a sign-in form's password; `check_code()` from
+    the form's clean() checks it when two-factor sign-in is on and the user has a
+    confirmed device (one authenticator each: its code is checked without asking which)."""
 
     otp_device = forms.CharField(required=False, widget=forms.HiddenInput)
     otp_token = forms.CharField(
@@ -37,14 +39,20 @@ class AdminSignInForm(AdminAuthenticationForm, OTPAuthenticationFormMixin):
     )
     otp_challenge = forms.CharField(required=False, widget=forms.HiddenInput)
 
-    def clean(self):
-        cleaned = super().clean()
+    def check_code(self, *, enabled: bool) -> None:
         user = self.get_user()
-        if settings.ADMIN_2FA and user is not None and user_has_device(user):
-            # Staff have one authenticator: its code is checked without asking which.
+        if enabled and user is not None and user_has_device(user):
             device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
             self.cleaned_data["otp_device"] = device.persistent_id if device else ""
             self.clean_otp(user)
+
+
+class AdminSignInForm(AdminAuthenticationForm, SignInCodeFields):
+    """Password, and with ADMIN_2FA on, the code of an enrolled staff member's device."""
+
+    def clean(self):
+        cleaned = super().clean()
+        self.check_code(enabled=settings.ADMIN_2FA)
         return cleaned
 
 
@@ -69,14 +77,29 @@ def _next_url(request) -> str:
 @staff_member_required
 def two_factor(request):
     """Enrol a TOTP device (QR code), or give a code for the one already confirmed."""
+    device, form, done = second_factor_step(request)
+    if done:
+        return redirect(_next_url(request))
+    context = {
+        **admin.site.each_context(request),
+        "title": _("Two-factor sign-in"),
+        **enrolment_context(device),
+        "form": form,
+        "next": _next_url(request),
+    }
+    return TemplateResponse(request, "admin/two_factor.html", context)
+
+
+def second_factor_step(request) -> tuple[TOTPDevice, CodeForm, bool]:
+    """The signed-in user's authenticator (made, unconfirmed, on the first visit) and
+    the code form; a POST with the code it shows now confirms the device and marks the
+    session verified (the third value True)."""
     user = request.user
-    confirmed = TOTPDevice.objects.filter(user=user, confirmed=True).first()
-    if confirmed is None:
+    device = TOTPDevice.objects.filter(user=user, confirmed=True).first()
+    if device is None:
         device = TOTPDevice.objects.filter(user=user, confirmed=False).first()
         if device is None:
             device = TOTPDevice.objects.create(user=user, name="Authenticator", confirmed=False)
-    else:
-        device = confirmed
     form = CodeForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         if device.verify_token(form.cleaned_data["otp_token"].strip()):
@@ -84,17 +107,16 @@ def two_factor(request):
                 device.confirmed = True
                 device.save(update_fields=["confirmed"])
             otp_login(request, device)
-            return redirect(_next_url(request))
+            return device, form, True
         form.add_error("otp_token", _("That code is not valid. Try the one the app shows now."))
-    context = {
-        **admin.site.each_context(request),
-        "title": _("Two-factor sign-in"),
-        "form": form,
-        "enrolling": not device.confirmed,
-        "qr_svg": segno.make(device.config_url, error="m").svg_inline(scale=4)
-        if not device.confirmed
-        else "",
-        "secret": b32encode(device.bin_key).decode() if not device.confirmed else "",
-        "next": _next_url(request),
+    return device, form, False
+
+
+def enrolment_context(device: TOTPDevice) -> dict:
+    """What an enrolment page shows: the QR code and the key, until it is confirmed."""
+    enrolling = not device.confirmed
+    return {
+        "enrolling": enrolling,
+        "qr_svg": segno.make(device.config_url, error="m").svg_inline(scale=4) if enrolling else "",
+        "secret": b32encode(device.bin_key).decode() if enrolling else "",
     }
-    return TemplateResponse(request, "admin/two_factor.html", context)

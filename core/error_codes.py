@@ -73,6 +73,9 @@ class ErrorCode(StrEnum):
     RECEIPT_CLOSED = "receipt_closed"
     RECEIPT_TOO_MANY = "receipt_too_many"
     RECEIPT_NOT_FOUND = "receipt_not_found"
+    # Traders
+    REQUISITE_NOT_FOUND = "requisite_not_found"
+    DISABLED_BY_OPERATOR = "disabled_by_operator"
 
     METRICS_UNAUTHORIZED = "metrics_unauthorized"
     METRICS_FORBIDDEN = "metrics_forbidden"
@@ -153,6 +156,11 @@ CATALOGUE: dict[ErrorCode, tuple[int, str]] = {
     ErrorCode.RECEIPT_CLOSED: (400, "The order no longer takes receipts"),
     ErrorCode.RECEIPT_TOO_MANY: (400, "At most 3 receipts per payment"),
     ErrorCode.RECEIPT_NOT_FOUND: (404, "Receipt not found"),
+    ErrorCode.REQUISITE_NOT_FOUND: (404, "Requisite not found"),
+    ErrorCode.DISABLED_BY_OPERATOR: (
+        409,
+        "This requisite was switched off by an operator; only an operator can switch it on",
+    ),
     ErrorCode.METRICS_UNAUTHORIZED: (401, "Metrics need Authorization: Bearer <METRICS_TOKEN>"),
     ErrorCode.METRICS_FORBIDDEN: (403, "Metrics are served only to loopback clients"),
 }

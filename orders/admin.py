@@ -10,6 +10,8 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from core.admin_keys import KeyAdmin, KeyInline
 from core.admin_pages import ReadOnlyPageMixin, short_id
@@ -23,6 +25,7 @@ from webhooks.admin import order_history
 from . import services
 from .export import orders_csv_response
 from .models import Order, OrderStatus, Requisite, Trader, TraderApiKey
+from .services.requisite_state import requisite_switch
 
 
 def _related(obj, name: str):
@@ -152,9 +155,38 @@ class TraderApiKeyAdmin(KeyAdmin):
 @admin.register(Requisite)
 class RequisiteAdmin(admin.ModelAdmin):
     form = RequisiteForm
-    list_display = ["account", "holder_name", "method", "trader", "is_active", "daily_limit"]
-    list_filter = ["is_active", "trader__sandbox", "method", "trader"]
+    list_display = [
+        "account",
+        "holder_name",
+        "method",
+        "trader",
+        "is_active",
+        "disabled_reason",
+        "daily_limit",
+    ]
+    list_filter = ["is_active", "disabled_reason", "trader__sandbox", "method", "trader"]
     search_fields = ["account", "holder_name", "trader__name"]
+    actions = ["switch_on", "switch_off"]
+
+    def _switch(self, request, queryset, *, on: bool, verb: str):
+        for requisite in queryset:
+            requisite_switch(requisite_id=requisite.pk, on=on, by_operator=True)
+            self.log_change(request, requisite, verb)
+        messages.success(
+            request,
+            _("%(verb)s: %(count)d requisite(s).") % {"verb": verb, "count": queryset.count()},
+        )
+
+    @admin.action(
+        description=gettext_lazy("Switch on (the count of expiries starts again)"),
+        permissions=["change"],
+    )
+    def switch_on(self, request, queryset):
+        self._switch(request, queryset, on=True, verb=_("Switched on"))
+
+    @admin.action(description=gettext_lazy("Switch off (by an operator)"), permissions=["change"])
+    def switch_off(self, request, queryset):
+        self._switch(request, queryset, on=False, verb=_("Switched off by an operator"))
 
 
 @admin.register(Order)

@@ -350,6 +350,8 @@ ADMIN_LOGIN_RATE_LIMIT = env.str(
 )
 # Staff sign in with a TOTP code as well as a password; `make run`'s demo mode turns it off.
 ADMIN_2FA = env.bool("ADMIN_2FA", default=not DEBUG)
+# Traders sign in to their cabinet with a TOTP code too (/trader/login/, /trader/2fa/).
+TRADER_2FA = env.bool("TRADER_2FA", default=not DEBUG)
 OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default="paymentsvc")
 # The admin shows times in the operators' zone, named beside them; the API stays UTC.
 OPERATOR_TIME_ZONE = env.str("OPERATOR_TIME_ZONE", default="Europe/Moscow")

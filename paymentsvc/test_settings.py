@@ -10,6 +10,7 @@ os.environ.setdefault("CSRF_COOKIE_SECURE", "false")
 os.environ.setdefault("WEBHOOK_ALLOW_PRIVATE_NETWORKS", "true")
 # Admin tests sign in with force_login; the two-factor tests turn ADMIN_2FA on themselves.
 os.environ.setdefault("ADMIN_2FA", "false")
+os.environ.setdefault("TRADER_2FA", "false")
 # Tests send far more than a merchant would from one key; the rate-limit test lowers it.
 os.environ.setdefault("API_RATE_LIMIT", "1000000/min")
 # Metrics in the test process's own registry; the multiprocess test sets its own dir.

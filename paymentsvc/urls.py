@@ -13,7 +13,7 @@ from .ping import PingView
 api_v1 = [
     path("finance/", include("finance.urls")),
     path("order/", include("orders.urls")),
-    path("trader/", include("orders.trader_urls")),
+    path("trader/", include("traders.api_urls")),
     path("sandbox/", include("orders.sandbox_urls")),
     path("device/", include("traders.device_urls")),
     path("form/", include("forms_ui.api_urls")),
@@ -35,4 +35,5 @@ urlpatterns = [
     path("admin/dashboard/", include("operators.urls")),
     path("admin/", admin.site.urls),
     path("form/", include("forms_ui.urls")),
+    path("trader/", include("traders.urls")),
 ]

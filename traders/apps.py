@@ -4,3 +4,8 @@ from django.apps import AppConfig
 class TradersConfig(AppConfig):
     name = "traders"
     verbose_name = "Traders"
+
+    def ready(self):
+        from .live import connect
+
+        connect()

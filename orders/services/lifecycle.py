@@ -21,6 +21,7 @@ from webhooks.models import EventType
 from ..models import DISPUTE_COMPLETABLE, ORDER_TRANSITIONS, Order, OrderStatus
 from .events import record_event
 from .load import requisite_load_move
+from .requisite_state import requisite_count_close
 
 
 class OrderNotPending(Conflict):
@@ -85,6 +86,7 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
     elif order.side == Side.SELL and order.reserve_id:
         balance_void(reserve_id=order.reserve_id)
     requisite_load_move(order=order, status=status)
+    requisite_count_close(requisite_id=order.requisite_id, status=status, actor=actor)
     order.status = status
     order.closed_at = order.clock
     order.closed_by = actor

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 from django.core.management import call_command
 
-from conftest import ApiClient, buy_body, sell_body, trader_for
+from conftest import buy_body, sell_body, trader_for
 from finance.models import Balance, Transaction
 from finance.services import ledger_check
 from orders.models import Order
@@ -88,39 +88,6 @@ def test_cancelled_buy_frees_its_requisite_amount(shop, demo):
     assert shop.post(URL, buy_body(demo, amount=1500)).status_code == 201
 
 
-def test_another_traders_order_is_404_for_trader(shop, demo):
-    order = shop.post(URL, buy_body(demo)).json()
-    mine = trader_for(order)
-    others = [
-        ApiClient(f"demo-trader-{i}-key") for i in (1, 2, 3) if f"demo-trader-{i}-key" != mine.key
-    ]
-    for other in others:
-        assert other.post(f"/api/v1/trader/orders/{order['id']}/confirm").status_code == 404
-
-
-def test_merchant_key_on_trader_route_is_401_and_trader_key_on_merchant_route_is_401(
-    shop, traders, demo
-):
-    assert shop.get("/api/v1/trader/orders").status_code == 401
-    response = traders[0].get("/api/v1/finance/balance")
-    assert response.status_code == 401
-    assert response.json()["message"] == "Invalid API key"
-
-
-def test_trader_lists_only_orders_on_its_requisites(shop, traders, demo):
-    for amount in (1000, 1001, 1002, 1003):
-        shop.post(
-            URL, sell_body(demo, amount=amount, method="Bank card", account="4111111111111111")
-        )
-    seen = 0
-    for trader in traders:
-        page = trader.get("/api/v1/trader/orders", {"status": "Pending"}).json()["orders"]
-        for item in page["items"]:
-            assert trader_for(item).key == trader.key
-        seen += page["total"]
-    assert seen == 4
-
-
 def test_pending_order_is_shown_expired_after_expires_at_before_any_sweep(shop, demo):
     order = shop.post(URL, buy_body(demo)).json()
     orders_age(timedelta(minutes=16))
@@ -196,38 +163,3 @@ def test_operator_admin_actions_confirm_and_cancel_through_services(shop, demo, 
         (buy["id"], "Completed through the admin"),
         (sell["id"], "Cancelled through the admin"),
     } <= history
-
-
-MERCHANT_FIELDS = {
-    "webhook_url",
-    "form_url",
-    "redirect_url",
-    "client_order_id",
-    "user_id",
-    "terminal_id",
-    "terminal",
-    "merchant_name",
-    "fee",
-    "fixed_fee",
-    "fee_amount",
-}
-
-
-def test_traders_view_of_an_order_leaves_out_the_merchants_fields(shop, demo):
-    body = buy_body(demo, client_order_id="mine-1", webhook_url="https://merchant.example/hook")
-    body["user_id"] = "merchant-user-9"
-    order = shop.post("/api/v1/order/", body).json()
-    trader = trader_for(order)
-    listed = trader.get("/api/v1/trader/orders").json()["orders"]["items"]
-    item = next(i for i in listed if i["id"] == order["id"])
-    confirmed = trader.post(f"/api/v1/trader/orders/{order['id']}/confirm").json()["order"]
-    for seen in (item, confirmed):
-        assert not MERCHANT_FIELDS & seen.keys(), seen
-        assert "merchant" not in str(seen) and "mine-1" not in str(seen)
-        assert seen["amount"] == order["amount"] and seen["order_side"] == "Buy"
-        assert seen["holder_account"] == order["holder_account"]
-        assert seen["customer_account"] is None
-    assert confirmed["status"] == "Completed" and confirmed["paid_amount"] is not None
-    sell = shop.post("/api/v1/order/", sell_body(demo, client_order_id="mine-2")).json()
-    sold = trader_for(sell).get("/api/v1/trader/orders", {"order_side": "Sell"}).json()
-    assert sold["orders"]["items"][0]["customer_account"] == sell["customer_account"]

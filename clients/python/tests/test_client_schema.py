@@ -30,6 +30,10 @@ MONEY = {
     "balance_after",
     "min_amount",
     "max_amount",
+    "daily_limit",
+    "turnover_today",
+    "turnover",
+    "reward",
 }
 # Object fields of the form session that hold nested results (form_data.order_data).
 HTTP_METHODS = {"get", "post", "put", "patch", "delete"}

@@ -35,6 +35,8 @@ from finance.services import (
 from orders.models import Requisite, Trader, TraderApiKey
 from orders.services import trader_key_issue
 
+from ...trader_users import seed_trader_users
+
 WEBHOOK_SECRET = "whsec_ZGVtby1zaG9wLXdlYmhvb2stc2VjcmV0LTMyYnl0ZXM="
 
 BUY_SBP = (Decimal(100), Decimal(300000), Decimal(5), Decimal(0))
@@ -225,6 +227,7 @@ class Command(BaseCommand):
                     account=account, defaults={"comment": "Demo blacklist"}
                 )
             self._operator()
+            seed_trader_users()
             seed_devices()  # last: binds the requisites made above
         self.stdout.write(self.style.SUCCESS("Demo data loaded"))
 

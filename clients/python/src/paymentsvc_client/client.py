@@ -22,6 +22,7 @@ from .resources import (
     Form,
     Orders,
     Sandbox,
+    TraderAccount,
     TraderOrders,
     Webhooks,
     heartbeat_call,
@@ -178,15 +179,16 @@ class AsyncClient(_AsyncBase, _MerchantResources):
         self._attach()
 
 
-class TraderClient(_SyncBase):
-    """A trader's client: `TraderClient(base_url, api_key).orders.confirm(id)`."""
+class TraderClient(_SyncBase, TraderAccount):
+    """A trader's client: `TraderClient(base_url, api_key).orders.confirm(id)`,
+    `.me()`, `.requisites()`, `.enable_requisite(id)`, `.stats(period="7d")`."""
 
     def __init__(self, base_url: str, api_key: str, **kwargs: Any):
         super().__init__(base_url, api_key, **kwargs)
         self.orders = TraderOrders(self)
 
 
-class AsyncTraderClient(_AsyncBase):
+class AsyncTraderClient(_AsyncBase, TraderAccount):
     def __init__(self, base_url: str, api_key: str, **kwargs: Any):
         super().__init__(base_url, api_key, **kwargs)
         self.orders = TraderOrders(self)

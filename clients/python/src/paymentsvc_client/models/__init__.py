@@ -17,8 +17,10 @@ from .enums import (
     NotificationStatus,
     OrderSide,
     OrderStatus,
+    RequisiteDisabledReason,
     SessionState,
     SimulateAction,
+    StatsPeriod,
     TransactionType,
 )
 from .events import (
@@ -33,6 +35,7 @@ from .finance import Balance, FeeRange, PaymentMethod, TerminalRef, Transaction
 from .forms import FormOrderData, FormSession, FormSessionItem
 from .orders import Order, Receipt, TraderOrder
 from .service import Ping
+from .trader import Trader, TraderRequisite, TraderStats
 
 __all__ = [
     "Actor",
@@ -65,10 +68,15 @@ __all__ = [
     "PaymentMethod",
     "Ping",
     "Receipt",
+    "RequisiteDisabledReason",
     "SessionState",
+    "StatsPeriod",
     "SimulateAction",
     "TerminalRef",
+    "Trader",
     "TraderOrder",
+    "TraderRequisite",
+    "TraderStats",
     "Transaction",
     "TransactionType",
     "WebhookEndpoints",

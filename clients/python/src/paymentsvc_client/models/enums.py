@@ -85,3 +85,17 @@ class SimulateAction(StrEnum):
     COMPLETE = "complete"
     CANCEL = "cancel"
     EXPIRE = "expire"
+
+
+class RequisiteDisabledReason(StrEnum):
+    """Who switched a requisite off (null while it is on)."""
+
+    TRADER = "trader"
+    OPERATOR = "operator"
+    AUTO_EXPIRED = "auto_expired"
+
+
+class StatsPeriod(StrEnum):
+    DAY = "24h"
+    WEEK = "7d"
+    MONTH = "30d"

@@ -22,7 +22,7 @@ from .orders import _ORDERS as _ORDERS
 from .orders import Orders
 from .sandbox import Sandbox
 from .trader import _TRADER_ORDERS as _TRADER_ORDERS
-from .trader import TraderOrders
+from .trader import TraderAccount, TraderOrders
 
 __all__ = [
     "OPERATIONS",
@@ -37,6 +37,7 @@ __all__ = [
     "Orders",
     "Resource",
     "Sandbox",
+    "TraderAccount",
     "TraderOrders",
     "Webhooks",
     "heartbeat_call",

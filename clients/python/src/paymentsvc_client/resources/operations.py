@@ -19,7 +19,10 @@ from ..models import (
     PaymentMethod,
     Ping,
     Receipt,
+    Trader,
     TraderOrder,
+    TraderRequisite,
+    TraderStats,
     Transaction,
     WebhookEndpoints,
     WebhookSecret,
@@ -164,6 +167,25 @@ OPERATIONS: dict[str, Operation] = {
         "trader:orders.receipt_content",
         None,
     ),
+    "trader_me": Operation("get", "/api/v1/trader/me", "trader:me", Trader, "trader"),
+    "trader_requisite_list": Operation(
+        "get", "/api/v1/trader/requisites", "trader:requisites", TraderRequisite, "requisites"
+    ),
+    "trader_requisite_enable": Operation(
+        "post",
+        "/api/v1/trader/requisites/{requisite_id}/enable",
+        "trader:enable_requisite",
+        TraderRequisite,
+        "requisite",
+    ),
+    "trader_requisite_disable": Operation(
+        "post",
+        "/api/v1/trader/requisites/{requisite_id}/disable",
+        "trader:disable_requisite",
+        TraderRequisite,
+        "requisite",
+    ),
+    "trader_stats": Operation("get", "/api/v1/trader/stats", "trader:stats", TraderStats, "stats"),
     "device_notification_send": Operation(
         "post",
         "/api/v1/device/notifications",

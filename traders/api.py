@@ -7,12 +7,13 @@ from rest_framework.response import Response
 
 from core.api import TraderAPIView, ok, page_query, paginate, parse_query
 from finance.models import Side
+from orders import selectors
+from orders.api import order_envelopes
+from orders.models import OrderStatus
+from orders.receipts import receipt_response, render_receipt
+from orders.render import render_trader_order, render_trader_orders
 
-from . import selectors, services
-from .api import order_envelopes
-from .models import OrderStatus
-from .receipts import receipt_response, render_receipt
-from .render import render_trader_order, render_trader_orders
+from . import services
 
 
 class TraderOrderOut(serializers.Serializer):
@@ -65,7 +66,7 @@ class TraderOrderConfirmView(TraderAPIView):
     @extend_schema(operation_id="trader_order_confirm", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
-        order = services.order_confirm(order_id=order.pk, actor=f"trader:{self.trader.pk}")
+        order = services.trader_order_confirm(trader=self.trader, order=order)
         return Response(ok(order=render_trader_order(order)))
 
 
@@ -73,7 +74,7 @@ class TraderOrderCancelView(TraderAPIView):
     @extend_schema(operation_id="trader_order_cancel", request=None, responses=TraderOrderEnvelope)
     def post(self, request, order_id):
         order = selectors.order_of_trader(trader=self.trader, order_id=order_id)
-        order = services.order_cancel(order_id=order.pk, actor=f"trader:{self.trader.pk}")
+        order = services.trader_order_decline(trader=self.trader, order=order)
         return Response(ok(order=render_trader_order(order)))
 
 

@@ -1,0 +1,71 @@
+"""A requisite's switch: on and off by its trader or an operator, and off by itself
+after `auto_disable_after` orders in a row ended Expired by the clock.
+
+`disabled_reason` says who switched it off (null while on). A trader cannot switch
+on what an operator switched off; switching on starts the count of expiries again.
+"""
+
+from django.db import transaction
+from django.db.models import F
+
+from core.error_codes import ErrorCode
+from core.errors import Conflict, NotFound
+
+from ..models import OrderStatus, Requisite, RequisiteDisabledReason
+
+# The actor of an expiry by the clock (the sweep, or a confirm that came too late),
+# and of a sandbox simulation (magic amounts, simulate), which never counts.
+CLOCK_EXPIRY_ACTOR = "expiry"
+SIMULATION_ACTOR = "sandbox"
+
+
+class DisabledByOperator(Conflict):
+    code = ErrorCode.DISABLED_BY_OPERATOR
+
+
+def _locked(requisite_id, trader_id=None) -> Requisite:
+    qs = Requisite.objects.select_for_update().select_related("method").filter(pk=requisite_id)
+    if trader_id is not None:
+        qs = qs.filter(trader_id=trader_id)
+    requisite = qs.first()
+    if requisite is None:
+        raise NotFound(code=ErrorCode.REQUISITE_NOT_FOUND)
+    return requisite
+
+
+def requisite_switch(*, requisite_id, on: bool, by_operator: bool, trader_id=None) -> Requisite:
+    """Switch a requisite on or off. With `trader_id`, only that trader's requisite
+    (404 otherwise); a trader's switch-on of an operator's switch-off is a 409."""
+    with transaction.atomic():
+        requisite = _locked(requisite_id, trader_id)
+        if on:
+            if requisite.disabled_reason == RequisiteDisabledReason.OPERATOR and not by_operator:
+                raise DisabledByOperator()
+            requisite.is_active, requisite.disabled_reason = True, None
+            requisite.expired_in_a_row = 0
+        elif requisite.is_active or by_operator:
+            requisite.is_active = False
+            requisite.disabled_reason = (
+                RequisiteDisabledReason.OPERATOR if by_operator else RequisiteDisabledReason.TRADER
+            )
+        requisite.save(update_fields=["is_active", "disabled_reason", "expired_in_a_row"])
+    return requisite
+
+
+def requisite_count_close(*, requisite_id, status: str, actor: str) -> None:
+    """In the transaction that closes an order on the requisite: an expiry by the
+    clock adds one to the requisite's run of expiries (and switches it off when the
+    run reaches `auto_disable_after`); any other close but an expiry ends the run.
+    What a sandbox simulation does neither counts nor ends it."""
+    if requisite_id is None or actor == SIMULATION_ACTOR:
+        return
+    row = Requisite.objects.filter(pk=requisite_id)
+    if status != OrderStatus.EXPIRED:
+        row.filter(expired_in_a_row__gt=0).update(expired_in_a_row=0)
+    elif actor == CLOCK_EXPIRY_ACTOR:
+        row.update(expired_in_a_row=F("expired_in_a_row") + 1)
+        row.filter(
+            is_active=True,
+            auto_disable_after__isnull=False,
+            expired_in_a_row__gte=F("auto_disable_after"),
+        ).update(is_active=False, disabled_reason=RequisiteDisabledReason.AUTO_EXPIRED)

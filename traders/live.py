@@ -1,0 +1,63 @@
+"""A version number per trader that changes whenever one of its orders does (created,
+closed, a receipt attached), kept in the shared cache. The orders page asks every
+few seconds with `If-None-Match`; while the version stands the answer is a 304 made
+without reading the orders table.
+
+The version moves after the change commits (post_save of Order and Receipt, on
+commit). A cache that lost the key starts a new number from the clock, which differs
+from any version a page holds, so a page then reloads its list once.
+"""
+
+import time
+
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models.signals import post_save
+
+from orders.models import Order, Receipt
+
+
+def _key(trader_id) -> str:
+    return f"trader:orders-version:{trader_id}"
+
+
+def orders_version(trader_id) -> str:
+    key = _key(trader_id)
+    version = cache.get(key)
+    if version is None:
+        cache.add(key, time.time_ns(), timeout=None)
+        version = cache.get(key)
+    return str(version)
+
+
+def orders_changed(trader_id) -> None:
+    key = _key(trader_id)
+    try:
+        cache.incr(key)
+    except ValueError:
+        cache.add(key, time.time_ns(), timeout=None)
+
+
+def _order_saved(sender, instance: Order, **kwargs):
+    if instance.trader_id is not None:
+        trader_id = instance.trader_id
+        transaction.on_commit(lambda: orders_changed(trader_id))
+
+
+def _receipt_saved(sender, instance: Receipt, created: bool, **kwargs):
+    if created:
+        order_id = instance.order_id
+
+        def changed():
+            trader_id = (
+                Order.objects.filter(pk=order_id).values_list("trader_id", flat=True).first()
+            )
+            if trader_id is not None:
+                orders_changed(trader_id)
+
+        transaction.on_commit(changed)
+
+
+def connect() -> None:
+    post_save.connect(_order_saved, sender=Order, dispatch_uid="traders-orders-version")
+    post_save.connect(_receipt_saved, sender=Receipt, dispatch_uid="traders-receipts-version")

@@ -1,0 +1,75 @@
+"""What a trader does, through the orders services: confirm or decline an order (a
+Buy's confirm may state another amount received), switch a requisite on or off."""
+
+import re
+from decimal import Decimal
+
+from django.utils.translation import gettext_lazy as _
+
+from core.errors import InvalidRequest
+from finance.models import Side
+from orders.models import Order, Requisite, Trader
+from orders.services import order_cancel, order_confirm
+from orders.services.requisite_state import requisite_switch
+
+
+def _actor(trader: Trader) -> str:
+    return f"trader:{trader.pk}"
+
+
+class PaidAmountInvalid(InvalidRequest):
+    """The amount received as typed cannot be taken; its message says why."""
+
+
+_DIGITS = re.compile(r"\d{1,12}(?:\.\d+)?")
+
+
+def paid_amount_parse(raw: str, *, amount: Decimal) -> Decimal:
+    """The amount a trader says arrived on a Buy, as typed (`3100.50` or `3100,50`):
+    above zero, at most twice the order's amount, at most two decimals."""
+    text = (raw or "").strip()
+    if not text:
+        raise PaidAmountInvalid(str(_("Enter the amount received.")))
+    if text.startswith("-"):
+        raise PaidAmountInvalid(str(_("The amount must be above zero.")))
+    if "e" in text.lower():
+        raise PaidAmountInvalid(str(_("Write the amount without an exponent.")))
+    if text.count(",") + text.count(".") > 1 or re.search(r"\s|_|'", text):
+        raise PaidAmountInvalid(
+            str(_("Write the amount without separators inside it, e.g. 3100.50."))
+        )
+    text = text.replace(",", ".")
+    if not _DIGITS.fullmatch(text):
+        raise PaidAmountInvalid(str(_("Write the amount in digits, e.g. 3100.50.")))
+    if "." in text and len(text.split(".")[1]) > 2:
+        raise PaidAmountInvalid(str(_("At most two digits after the decimal point.")))
+    value = Decimal(text)
+    if value <= 0:
+        raise PaidAmountInvalid(str(_("The amount must be above zero.")))
+    if value > amount * 2:
+        raise PaidAmountInvalid(str(_("The amount can be at most twice the order's amount.")))
+    return value
+
+
+def trader_order_confirm(
+    *, trader: Trader, order: Order, paid_amount: Decimal | None = None
+) -> Order:
+    """The trader's confirm; on a Buy, `paid_amount` (already parsed) when another
+    amount arrived. It is passed on only when given."""
+    if paid_amount is None:
+        return order_confirm(order_id=order.pk, actor=_actor(trader))
+    if order.side != Side.BUY:
+        raise PaidAmountInvalid(str(_("Only a Buy's confirmation takes another amount.")))
+    return order_confirm(order_id=order.pk, actor=_actor(trader), paid_amount=paid_amount)
+
+
+def trader_order_decline(*, trader: Trader, order: Order) -> Order:
+    return order_cancel(order_id=order.pk, actor=_actor(trader))
+
+
+def trader_requisite_switch(*, trader: Trader, requisite_id, on: bool) -> Requisite:
+    """On or off by its trader; another trader's requisite is not found (404), one an
+    operator switched off stays off (409 `disabled_by_operator`)."""
+    return requisite_switch(
+        requisite_id=requisite_id, on=on, by_operator=False, trader_id=trader.pk
+    )

@@ -1,0 +1,10 @@
+"""The browser fixtures of the payer's page (a phone's page, and a page at each of a
+phone's and a desktop's width) serve the cabinet's browser tests too."""
+
+from forms_ui.tests.conftest import (  # noqa: F401
+    CHROMIUM,
+    browser,
+    page,
+    sync_database_calls_beside_playwright,
+)
+from forms_ui.tests.test_accessibility import wide_page  # noqa: F401

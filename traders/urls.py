@@ -1,0 +1,27 @@
+from django.urls import path
+
+from . import login, views
+
+urlpatterns = [
+    path("login/", login.sign_in, name="trader-login"),
+    path("logout/", login.sign_out, name="trader-logout"),
+    path("2fa/", login.two_factor, name="trader-2fa"),
+    path("", views.orders_page, name="trader-orders"),
+    path("orders/live/", views.orders_live, name="trader-orders-live"),
+    path("orders/<str:order_id>/confirm/", views.order_confirm, name="trader-order-confirm"),
+    path("orders/<str:order_id>/decline/", views.order_decline, name="trader-order-decline"),
+    path(
+        "orders/<str:order_id>/receipts/<str:receipt_id>/",
+        views.order_receipt,
+        name="trader-order-receipt",
+    ),
+]
+urlpatterns += [
+    path("requisites/", views.requisites_page, name="trader-requisites"),
+    path(
+        "requisites/<str:requisite_id>/toggle/",
+        views.requisite_toggle,
+        name="trader-requisite-toggle",
+    ),
+    path("stats/", views.stats_page, name="trader-stats"),
+]
