@@ -35,5 +35,6 @@ urlpatterns = [
     path("admin/dashboard/", include("operators.urls")),
     path("admin/", admin.site.urls),
     path("form/", include("forms_ui.urls")),
+    path("trader/devices/", include("traders.device_page_urls")),
     path("trader/", include("traders.urls")),
 ]
