@@ -53,5 +53,6 @@ urlpatterns = [
     path("admin/i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
     path("form/", include("forms_ui.urls")),
+    path("trader/devices/", include("traders.device_page_urls")),
     path("trader/", include("traders.urls")),
 ]

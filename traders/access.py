@@ -29,6 +29,7 @@ NAV = [
     ("orders", "/trader/", _("Orders")),
     ("requisites", "/trader/requisites/", _("Requisites")),
     ("stats", "/trader/stats/", _("Statistics")),
+    ("devices", "/trader/devices/", _("Devices")),
 ]
 
 

@@ -8,7 +8,7 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import ServiceError
@@ -197,20 +197,30 @@ class AttachForm(forms.Form):
     order_id = forms.CharField(label=_("Order id"), max_length=64)
 
 
-class DeviceInline(admin.TabularInline):
-    """A trader's devices on its admin page."""
+@admin.display(description=_("devices"))
+def trader_devices(trader):
+    """A trader's devices on its admin page, each linked, online or not."""
+    if trader.pk is None:
+        return "-"
+    rows = Device.objects.filter(trader=trader, revoked_at__isnull=True)
+    items = format_html_join(
+        ", ",
+        '<a href="{}">{}</a> ({})',
+        (
+            (
+                reverse("admin:traders_device_change", args=[d.pk]),
+                d.name,
+                _("online") if d.is_online else _("offline"),
+            )
+            for d in rows
+        ),
+    )
+    listed = reverse("admin:traders_device_changelist") + f"?trader__id__exact={trader.pk}"
+    return format_html('{} · <a href="{}">{}</a>', items or "-", listed, _("all devices"))
 
-    model = Device
-    extra = 0
-    fields = ["name", "token_prefix", "last_seen_at", "created_at", "revoked_at"]
-    readonly_fields = fields
-    can_delete = False
-    show_change_link = True
 
-    def has_add_permission(self, request, obj=None):
-        return False
-
-
+# The trader's page (orders' admin) shows its devices: a read-only field added here,
+# where devices are known, since orders may not import traders.
 _trader_admin = admin.site._registry.get(Trader)
-if _trader_admin is not None and DeviceInline not in _trader_admin.inlines:
-    _trader_admin.inlines = [*_trader_admin.inlines, DeviceInline]
+if _trader_admin is not None and trader_devices not in _trader_admin.readonly_fields:
+    _trader_admin.readonly_fields = [*_trader_admin.readonly_fields, trader_devices]

@@ -81,7 +81,8 @@ def test_the_lists_show_devices_per_trader_and_notifications_per_device_and_requ
     unbound = operator.get(
         f"/admin/traders/banknotification/?requisite={ground().sber_requisite.pk}"
     )
-    assert "777" not in unbound.content.decode()
+    assert "777.00" not in unbound.content.decode()
+    assert "777,00" not in unbound.content.decode()
     trader_page = operator.get(f"/admin/orders/trader/{g.trader.pk}/change/").content.decode()
     assert g.device.name in trader_page
 
