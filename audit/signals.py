@@ -7,6 +7,7 @@ import json
 
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry, LogEntryManager
 from django.contrib.auth.signals import user_logged_in, user_login_failed
+from django.core.exceptions import ObjectDoesNotExist
 from django.db.models.signals import post_save
 from django.utils.text import capfirst
 
@@ -59,7 +60,10 @@ def _changed(entry: LogEntry) -> dict:
         for label in m.get("changed", {}).get("fields", [])
     ]
     changes: dict = {"message": entry.get_change_message(), "fields": labels}
-    obj = entry.get_edited_object() if labels and entry.content_type_id else None
+    try:
+        obj = entry.get_edited_object() if labels and entry.content_type_id else None
+    except ObjectDoesNotExist:  # gone by now: the field names still say what changed
+        obj = None
     if obj is not None:
         values = {}
         for field in obj._meta.concrete_fields:

@@ -230,6 +230,7 @@ SPECTACULAR_SETTINGS = {
         "OrderSideEnum": "finance.models.Side",
         "OrderStatusEnum": "orders.models.OrderStatus",
         "FormOrderSideEnum": [("Buy", "Buy")],
+        "OrderCreateInOrderSideEnum": [("Sell", "Sell")],  # a Sell's rules, create and availability
         "EventTypeEnum": "webhooks.models.EventType",
         "DeliveryStatusEnum": "webhooks.models.DeliveryState",
     },

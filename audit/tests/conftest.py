@@ -3,6 +3,13 @@ from django.test import Client
 
 from core.testing import ApiClient
 
+# The payment form's Playwright set-up (Chromium, a live server with the demo data).
+from forms_ui.tests.conftest import (  # noqa: F401
+    browser,
+    live,
+    sync_database_calls_beside_playwright,
+)
+
 ADDRESS = "203.0.113.7"  # the client's, behind the trusted proxy the test client is
 
 
