@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 PORT ?= 8000
 
-.PHONY: run test test-sqlite test-postgres lint format bench reliability venv dev-venv browser messages form-screenshots trader-screenshots clean
+.PHONY: run test test-sqlite test-postgres lint format bench reliability venv dev-venv browser messages form-screenshots trader-screenshots operator-screenshots clean
 
 $(VENV)/.base: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -110,6 +110,13 @@ trader-screenshots: dev-venv browser messages
 	rm -f docs/img/traders/*.png
 	TRADER_SCREENSHOTS_DIR=docs/img/traders $(PY) -m pytest -q -p no:randomly \
 	  traders/tests/test_accessibility.py
+
+# The back office's pages in docs/operators.md (index, order list, an order, a dispute,
+# the dashboard, the two-factor pages), taken by its browser tests at 1280x800.
+operator-screenshots: dev-venv browser messages
+	rm -f docs/img/operators-*.png
+	OPERATOR_SCREENSHOTS_DIR=docs/img $(PY) -m pytest -q -p no:randomly \
+	  operators/tests/test_browser.py operators/tests/test_back_office_browser.py
 
 clean:
 	rm -rf $(VENV) var staticfiles

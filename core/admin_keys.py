@@ -22,6 +22,7 @@ class KeyAdmin(admin.ModelAdmin):
 
     owner = ""
     actions = ["revoke"]
+    ordering = ["-created_at"]
 
     @staticmethod
     def revoke_key(*, key):

@@ -10,7 +10,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from core.admin_pages import operator_time, short_id, uuid_prefix
+from core.admin_pages import operator_money, operator_time, short_id, uuid_prefix
 from core.errors import ServiceError
 from core.files import private_file_response
 from finance.models import Balance
@@ -152,7 +152,9 @@ class DisputeAdmin(admin.ModelAdmin):
     @admin.display(description=_("claimed amount (what the merchant says was paid)"))
     def claimed_amount(self, obj):
         return gettext("{claimed} {currency} (order amount {amount})").format(
-            claimed=obj.amount, currency=obj.order.currency, amount=obj.order.amount
+            claimed=operator_money(obj.amount),
+            currency=obj.order.currency,
+            amount=operator_money(obj.order.amount),
         )
 
     @admin.display(description=_("order"), ordering="order_id")

@@ -47,6 +47,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Client)
 class ClientAdmin(admin.ModelAdmin):
+    ordering = ["-created_at"]
     list_display = ["name", "created_at"]
     search_fields = ["name"]
 
@@ -64,6 +65,7 @@ class ApiKeyInline(KeyInline):
 
 @admin.register(Terminal)
 class TerminalAdmin(admin.ModelAdmin):
+    ordering = ["-created_at"]
     list_display = [
         "name",
         "client",
@@ -175,6 +177,7 @@ class FeeRangeInline(admin.TabularInline):
 
 @admin.register(PaymentMethod)
 class PaymentMethodAdmin(admin.ModelAdmin):
+    ordering = ["-created_at"]
     form = PaymentMethodForm
     list_display = [
         "name",
@@ -193,6 +196,7 @@ class PaymentMethodAdmin(admin.ModelAdmin):
 
 @admin.register(Balance)
 class BalanceAdmin(admin.ModelAdmin):
+    ordering = ["-updated_at"]
     list_display = [
         "terminal",
         "kind",
@@ -288,6 +292,7 @@ class BalanceAdmin(admin.ModelAdmin):
 
 @admin.register(Transaction)
 class TransactionAdmin(ReadOnlyAdmin):
+    ordering = ["-created_at"]
     list_display = [
         "created_at",
         "balance",
@@ -305,6 +310,7 @@ class TransactionAdmin(ReadOnlyAdmin):
 
 @admin.register(Reserve)
 class ReserveAdmin(ReadOnlyAdmin):
+    ordering = ["-created_at"]
     list_display = ["created_at", "balance", "amount", "state", "reference", "closed_at"]
     list_filter = ["state"]
     search_fields = ["reference"]
@@ -312,6 +318,7 @@ class ReserveAdmin(ReadOnlyAdmin):
 
 @admin.register(BlacklistedAccount)
 class BlacklistedAccountAdmin(admin.ModelAdmin):
+    ordering = ["-created_at"]
     form = BlacklistForm
     list_display = ["account", "comment", "created_at"]
     search_fields = ["account", "comment"]

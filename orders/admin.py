@@ -6,7 +6,7 @@ from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils.html import format_html_join
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from audit.models import ActorKind
@@ -42,7 +42,7 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
         "client_order_id",
         "terminal",
         "mode",
-        "side",
+        "order_side",
         "amount",
         "status",
         "method",
@@ -76,6 +76,10 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     @admin.display(description=_("id"), ordering="id")
     def order_id(self, obj):
         return short_id(obj.pk)
+
+    @admin.display(description=pgettext_lazy("column", "side"), ordering="side")
+    def order_side(self, obj):
+        return obj.side
 
     @admin.display(description=_("mode"), ordering="livemode")
     def mode(self, obj):

@@ -13,7 +13,7 @@ def test_the_accept_page_states_the_money_that_will_move(shop, demo, client):
     assert "decision recorded; no money moves" in page.content.decode()
 
     detail = client.get(f"/admin/disputes/dispute/{dispute.pk}/change/").content.decode()
-    assert "800.00 RUB (order amount 1000.00)" in detail
+    assert "800.00 RUB (order amount 1,000.00)" in detail
     assert "claimed amount" in detail.lower()
 
 

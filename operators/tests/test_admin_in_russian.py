@@ -211,3 +211,13 @@ def test_view_site_opens_the_dashboard(client, superuser):
     html = client.get(reverse("admin:index")).content.decode()
     assert '<a href="/admin/dashboard/">Открыть сайт</a>' in html
     assert client.get("/admin/dashboard/").status_code == 200
+
+
+def test_no_list_opens_in_the_order_of_a_random_id(superuser):
+    request = RequestFactory().get("/admin/")
+    request.user = superuser
+    for model, model_admin in admin.site._registry.items():
+        if not isinstance(model._meta.pk, models.UUIDField):
+            continue
+        first = (model_admin.get_ordering(request) or model._meta.ordering or ["-pk"])[0]
+        assert first.lstrip("-") not in ("pk", "id", model._meta.pk.name), model
