@@ -170,3 +170,28 @@ def test_a_blank_filter_is_refused_as_the_schema_says(openapi, shop, path, name,
 def test_a_filter_that_finds_nothing_for_blank_says_so_in_the_schema(openapi, shop, path, name):
     assert jsonschema.Draft4Validator(query_parameter(openapi, path, name)).is_valid("\u00a0")
     assert shop.get(path, {name: "\u00a0"}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "component, field",
+    [
+        ("OrderCreateInRequest", "payment_method_id"),
+        ("OrderCreateInRequest", "nspk_code"),
+        ("OrderCreateInRequest", "user_id"),
+        ("FormOrderDataInRequest", "user_id"),
+        ("DisputeCreateInRequest", "order_id"),
+    ],
+)
+def test_a_blank_body_field_is_refused_as_the_schema_says(openapi, shop, demo, component, field):
+    blank = "\u0085\u001e "
+    prop = request_schema(openapi, component)["properties"][field]
+    assert not jsonschema.Draft4Validator(prop).is_valid(blank)
+    if component == "OrderCreateInRequest":
+        response = shop.post("/api/v1/order/", {**buy_body(demo), field: blank})
+    elif component == "FormOrderDataInRequest":
+        order_data = {"client_order_id": "f-1", "order_side": "Buy", "amount": "1000", field: blank}
+        response = shop.post("/api/v1/form/create", {"order_data": order_data})
+    else:
+        response = shop.post_multipart("/api/v1/disputes/create", {field: blank, "amount": "10"})
+    assert response.status_code == 400, response.content
+    assert "blank" in response.json()["message"]
