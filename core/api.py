@@ -6,6 +6,9 @@ from rest_framework.permissions import BasePermission
 from rest_framework.views import APIView
 
 from .auth import TerminalKeyAuthentication, TraderKeyAuthentication
+from .error_codes import ErrorCode
+from .errors import ServiceError
+from .formats import NUL_MESSAGE, holds_nul
 from .kept_fields import KeptFieldsSerializer
 from .throttling import ApiKeyRateThrottle
 
@@ -74,8 +77,16 @@ def period_check(start, end) -> None:
 
 
 def parse_query(serializer_class, request, *, many_fields: tuple[str, ...] = ()) -> dict:
+    """The query parameters `serializer_class` names, validated. A parameter it does not
+    name is ignored whatever it holds; a NUL in one it reads is 400 (the database
+    cannot hold one)."""
     data = {}
+    read = serializer_class().fields
     for key in request.query_params:
+        if key not in read:
+            continue
+        if holds_nul(request.query_params.getlist(key)):
+            raise ServiceError(NUL_MESSAGE, code=ErrorCode.MALFORMED_REQUEST)
         if key in many_fields:
             values = []
             for raw in request.query_params.getlist(key):

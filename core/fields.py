@@ -82,6 +82,7 @@ class ClientOrderIdField(serializers.CharField):
         super().__init__(min_length=1, max_length=64, trim_whitespace=False, **kwargs)
 
 
-class TextFilterField(serializers.CharField):
-    """A text filter in a query: surrounding whitespace is trimmed and a blank one is
-    400 (the schema states it with NOT_BLANK_PATTERN, core/schema.py)."""
+class TrimmedTextField(serializers.CharField):
+    """Text (a query's filter, a body's field) whose surrounding whitespace is trimmed
+    and which is 400 when nothing else is left: the schema states it with
+    NOT_BLANK_PATTERN (core/schema.py), so "schema-valid" and "accepted" agree."""

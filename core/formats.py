@@ -58,8 +58,3 @@ def holds_nul(value) -> bool:
         elif isinstance(item, list | tuple):
             stack.extend(item)
     return False
-
-
-def querydict_holds_nul(data) -> bool:
-    """The same for a Django QueryDict (every value of every key)."""
-    return any(holds_nul(key) or holds_nul(data.getlist(key)) for key in data)

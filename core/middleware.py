@@ -8,7 +8,6 @@ from django.utils import translation
 
 from .error_codes import ErrorCode
 from .errors import error_response
-from .formats import NUL_MESSAGE, querydict_holds_nul
 
 logger = logging.getLogger("core.errors")
 
@@ -29,9 +28,6 @@ class ApiErrorMiddleware:
     }
 
     def __call__(self, request):
-        if request.path.startswith("/api/") and querydict_holds_nul(request.GET):
-            # The database cannot hold a NUL; no query reaches it with one.
-            return error_response(ErrorCode.MALFORMED_REQUEST, NUL_MESSAGE)
         response = self.get_response(request)
         if (
             response.status_code >= 400

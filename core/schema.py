@@ -122,13 +122,13 @@ class TraderKeyScheme(OpenApiAuthenticationExtension):
 NO_NUL_PATTERN = r"^[^\x00]*$"
 
 
-# A filter that holds something other than whitespace (and no NUL): what
-# core.fields.TextFilterField accepts once it has trimmed the value.
+# Text that holds something other than whitespace (and no NUL): what
+# core.fields.TrimmedTextField accepts once it has trimmed the value.
 NOT_BLANK_PATTERN = r"^[^\x00]*[^\s\x00][^\x00]*$"
 
 
-class TextFilterFieldScheme(OpenApiSerializerFieldExtension):
-    target_class = "core.fields.TextFilterField"
+class TrimmedTextFieldScheme(OpenApiSerializerFieldExtension):
+    target_class = "core.fields.TrimmedTextField"
 
     def map_serializer_field(self, auto_schema, direction):
         schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)

@@ -11,7 +11,7 @@ from core.api import (
     parse_query,
 )
 from core.errors import InvalidRequest
-from core.fields import FormAmountField, TextFilterField
+from core.fields import FormAmountField, TrimmedTextField
 from core.idempotency import idempotent
 from core.pagination import paginate
 from core.parsers import CheckedFormParser, CheckedMultiPartParser
@@ -23,7 +23,7 @@ from . import selectors, services
 
 class DisputeCreateIn(serializers.Serializer):
     # No length limit: a malformed id names no order and is a 404 like an unknown one.
-    order_id = serializers.CharField()
+    order_id = TrimmedTextField()
     amount = FormAmountField()
     files = serializers.ListField(child=serializers.FileField(), required=False, allow_empty=True)
 
@@ -81,8 +81,8 @@ class DisputeCreateView(TerminalAPIView):
 
 
 class DisputeSearchQuery(page_query(10), DateRangeMixin):
-    order_id = TextFilterField(required=False, max_length=64)
-    dispute_id = TextFilterField(required=False, max_length=32)
+    order_id = TrimmedTextField(required=False, max_length=64)
+    dispute_id = TrimmedTextField(required=False, max_length=32)
     processed = StrictBooleanField(required=False)
 
 

@@ -4,7 +4,7 @@ from rest_framework.response import Response
 
 from core.api import TerminalAPIView, page_query, parse_query
 from core.client_address import client_ip
-from core.fields import AmountField, ClientOrderIdField, HttpUrlField
+from core.fields import AmountField, ClientOrderIdField, HttpUrlField, TrimmedTextField
 from core.idempotency import idempotent
 from core.pagination import paginate
 from core.schema import any_case_pattern, page_schema
@@ -54,7 +54,7 @@ class FormOrderDataIn(serializers.Serializer):
     order_side = FormSideField()
     button_name = ButtonNameField(required=False, allow_null=True, max_length=20)
     amount = AmountField()
-    user_id = serializers.CharField(required=False, allow_null=True, max_length=255)
+    user_id = TrimmedTextField(required=False, allow_null=True, max_length=255)
     unique_amount = serializers.BooleanField(required=False, allow_null=True, default=False)
     customer_bank = CustomerBankField(required=False, allow_null=True, max_length=30)
 

@@ -17,7 +17,12 @@ from core.api import (
     period_check,
 )
 from core.client_address import client_ip
-from core.fields import AmountField, ClientOrderIdField, HttpUrlField, TextFilterField
+from core.fields import (
+    AmountField,
+    ClientOrderIdField,
+    HttpUrlField,
+    TrimmedTextField,
+)
 from core.idempotency import idempotent
 from core.pagination import PageAsked
 from core.schema import any_case_pattern, capped_page_schema, page_schema
@@ -47,11 +52,11 @@ def _day_before(moment: datetime) -> datetime:
 class OrderCreateIn(KeptFieldsSerializer):
     client_order_id = ClientOrderIdField()
     order_side = serializers.ChoiceField(choices=Side.choices)
-    payment_method_id = serializers.CharField(required=False, allow_null=True, max_length=64)
+    payment_method_id = TrimmedTextField(required=False, allow_null=True, max_length=64)
     method_type = serializers.ChoiceField(
         choices=MethodType.choices, required=False, allow_null=True
     )
-    nspk_code = serializers.CharField(required=False, allow_null=True, max_length=20)
+    nspk_code = TrimmedTextField(required=False, allow_null=True, max_length=20)
     amount = AmountField()
     customer_name = serializers.CharField(
         required=False, allow_null=True, allow_blank=True, max_length=200
@@ -60,7 +65,7 @@ class OrderCreateIn(KeptFieldsSerializer):
     customer_account = serializers.CharField(
         required=False, allow_null=True, allow_blank=True, max_length=64
     )
-    user_id = serializers.CharField(required=False, allow_null=True, max_length=255)
+    user_id = TrimmedTextField(required=False, allow_null=True, max_length=255)
     webhook_url = HttpUrlField(url_max_length=WEBHOOK_URL_MAX_LENGTH)
     unique_amount = serializers.BooleanField(required=False, allow_null=True, default=False)
     redirect_url = HttpUrlField()
@@ -211,7 +216,7 @@ OrderListPage = inline_serializer(
 
 
 class OrderListQuery(page_query(10), DateRangeMixin):
-    payment_method_id = TextFilterField(required=False, max_length=64)
+    payment_method_id = TrimmedTextField(required=False, max_length=64)
     order_side = serializers.ChoiceField(choices=Side.choices, required=False)
     status = serializers.ChoiceField(choices=OrderStatus.choices, required=False)
     sort_by = serializers.ChoiceField(choices=["created_at", "amount"], default="created_at")

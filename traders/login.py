@@ -5,7 +5,6 @@ the admin's sign-in (core.admin_login's counters)."""
 from django.conf import settings
 from django.contrib.auth import login, logout
 from django.contrib.auth.forms import AuthenticationForm
-from django.core.cache import cache
 from django.shortcuts import redirect
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -17,7 +16,7 @@ from django_otp import user_has_device
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from core.admin_2fa import SignInCodeFields, enrolment_context, second_factor_step
-from core.admin_login import _count_failure, _keys, _locked, _rate
+from core.signin_throttle import signin_succeeded, signin_try
 
 from .access import (
     LOGIN_URL,
@@ -47,19 +46,20 @@ def _next_url(request) -> str:
     return "/trader/"
 
 
-# The admin's throttle, called in these three places only.
+# The admin's throttle (core.signin_throttle), with the cabinet's own counters.
 def _throttle_try(request):
-    """(allowed, seconds until the lockout ends, what the other two are given)."""
-    keys = _keys(request)
-    return not _locked(keys), _rate().seconds, keys
+    """(allowed, seconds until the lockout ends, the counted try). Every try is
+    counted before its password is checked."""
+    counted = signin_try(request, request.POST.get("username", ""), realm="trader")
+    return counted.allowed, counted.retry_after, counted
 
 
-def _throttle_failed(keys) -> None:
-    _count_failure(keys)
+def _throttle_failed(counted) -> None:
+    """Nothing more to count: the try was counted before the password was checked."""
 
 
-def _throttle_succeeded(keys) -> None:
-    cache.delete(keys[0][0])
+def _throttle_succeeded(counted) -> None:
+    signin_succeeded(counted)
 
 
 def _locked_out(request, retry_after: int):

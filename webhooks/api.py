@@ -14,7 +14,7 @@ from core.actors import Actor
 from core.api import TerminalAPIView, ok, page_query, parse_query
 from core.error_codes import ErrorCode
 from core.errors import NotFound
-from core.fields import TextFilterField
+from core.fields import TrimmedTextField
 from core.formats import http_url_problem
 from core.pagination import PageAsked
 from core.schema import capped_page_schema
@@ -118,7 +118,7 @@ class EventListQuery(page_query(10)):
     created_before = serializers.DateTimeField(
         required=False, help_text="Not before created_after (400 otherwise)."
     )
-    starting_after = TextFilterField(
+    starting_after = TrimmedTextField(
         required=False,
         max_length=EVENT_ID_MAX_LENGTH,
         help_text="An event id: the page of events right after it in this list's order "
@@ -126,7 +126,7 @@ class EventListQuery(page_query(10)):
         "page 1 of what lies beyond the cursor. An id that is not one of the terminal's "
         "events: 404.",
     )
-    ending_before = TextFilterField(
+    ending_before = TrimmedTextField(
         required=False,
         max_length=EVENT_ID_MAX_LENGTH,
         help_text="An event id: the page of events right before it in this list's order "
@@ -174,7 +174,7 @@ class EventDetailView(TerminalAPIView):
 
 
 class DeliveryListQuery(page_query(10)):
-    event_id = TextFilterField(required=False, max_length=EVENT_ID_MAX_LENGTH)
+    event_id = TrimmedTextField(required=False, max_length=EVENT_ID_MAX_LENGTH)
     order_id = serializers.UUIDField(required=False)
     status = serializers.ChoiceField(choices=DeliveryState.choices, required=False)
     starting_after = serializers.IntegerField(
