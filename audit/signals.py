@@ -9,6 +9,7 @@ from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry, Lo
 from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.core.exceptions import ObjectDoesNotExist
 from django.db.models.signals import post_save
+from django.utils import translation
 from django.utils.text import capfirst
 
 from .context import current_request
@@ -48,11 +49,11 @@ def on_login_failed(sender, credentials, request=None, **kwargs):
 def _changed(entry: LogEntry) -> dict:
     """The fields the admin says it changed, with their values now."""
     try:
-        messages = json.loads(entry.change_message or "[]")
+        messages = json.loads(str(entry.change_message or "[]"))
     except ValueError:
-        return {"message": entry.change_message}
+        return {"message": str(entry.change_message)}
     if not isinstance(messages, list):
-        return {"message": entry.change_message}
+        return {"message": str(entry.change_message)}
     labels = [
         label
         for m in messages
@@ -66,9 +67,12 @@ def _changed(entry: LogEntry) -> dict:
         obj = None
     if obj is not None:
         values = {}
-        for field in obj._meta.concrete_fields:
-            if capfirst(field.verbose_name) in labels or field.verbose_name in labels:
-                values[field.name] = field.value_from_object(obj)
+        # The admin writes the labels untranslated (translation_override(None)).
+        with translation.override(None):
+            for field in obj._meta.concrete_fields:
+                label = str(field.verbose_name)
+                if capfirst(label) in labels or label in labels:
+                    values[field.name] = field.value_from_object(obj)
         changes["values"] = values
     return changes
 

@@ -3,6 +3,7 @@
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 
+from core.admin_pages import operator_money, operator_time
 from finance.models import Balance, Transaction
 
 LEDGER_ROWS = 20
@@ -16,12 +17,12 @@ def trader_balance_html(trader) -> str:
         '<span data-testid="trader-balance">{}: <strong>{}</strong> · {}: <strong>{}</strong> · '
         "{}: <strong>{}</strong> {}</span>",
         _("Available"),
-        balance.available,
+        operator_money(balance.available),
         _("Frozen"),
-        balance.frozen,
+        operator_money(balance.frozen),
         _("Total"),
-        balance.total,
-        balance.currency,
+        operator_money(balance.total),
+        "₽",
     )
 
 
@@ -39,10 +40,10 @@ def trader_ledger_html(trader) -> str:
         "<td>{}</td><td>{}</td></tr>",
         (
             (
-                t.created_at,
-                t.transaction_type,
-                t.amount,
-                t.balance_after,
+                operator_time(t.created_at),
+                t.get_transaction_type_display(),
+                operator_money(t.amount),
+                operator_money(t.balance_after),
                 t.client_description,
                 t.reference,
             )

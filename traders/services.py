@@ -58,7 +58,8 @@ def trader_order_confirm(
     """The trader's confirm, with its audit entry; on a Buy, `paid_amount` (already
     parsed) when another amount arrived. It is passed on only when given."""
     if paid_amount is not None and order.side != Side.BUY:
-        raise PaidAmountInvalid(str(_("Only a Buy's confirmation takes another amount.")))
+        message = str(_("Only a Buy's confirmation takes another amount."))
+        raise PaidAmountInvalid(message, errors={"paid_amount": [message]})
     extra = {} if paid_amount is None else {"paid_amount": paid_amount}
     return order_act_audited(
         service=lambda **kw: order_confirm(**kw, **extra),

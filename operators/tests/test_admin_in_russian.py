@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 import pytest
 from django.apps import apps
 from django.contrib import admin
+from django.contrib.admin.utils import quote
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.db import models
@@ -146,7 +147,7 @@ def admin_pages(client, user):
             continue
         for view in ("change", "history"):
             try:
-                url = reverse(f"admin:{info[0]}_{info[1]}_{view}", args=[row.pk])
+                url = reverse(f"admin:{info[0]}_{info[1]}_{view}", args=[quote(row.pk)])
             except NoReverseMatch:
                 continue
             yield url, client.get(url)

@@ -21,6 +21,7 @@ def test_the_list_shows_short_ids_that_open_the_order(operator, demo, shop):
 
 
 def test_a_pending_order_is_confirmed_from_its_page(operator, demo, shop):
+    operator.cookies["django_language"] = "en"  # the page's words, in English
     order = shop.post("/api/v1/order/", buy_body(demo)).json()
     page = operator.get(f"/admin/orders/order/{order['id']}/change/").content.decode()
     assert 'name="_save"' not in page
@@ -50,6 +51,7 @@ def test_an_unknown_action_is_refused(operator, demo, shop):
 
 
 def test_a_trader_page_leads_to_requisites_open_orders_and_conversion(operator, demo, shop):
+    operator.cookies["django_language"] = "en"  # the page's words, in English
     from conftest import trader_for
 
     order = shop.post("/api/v1/order/", buy_body(demo)).json()

@@ -133,6 +133,7 @@ def test_every_transition_records_an_event_with_rising_sequence(shop, demo):
 
 
 def test_operator_admin_actions_confirm_and_cancel_through_services(shop, demo, admin_client):
+    admin_client.cookies["django_language"] = "en"  # the page's words, in English
     buy = shop.post(URL, buy_body(demo, amount="1000")).json()
     sell = shop.post(URL, sell_body(demo, amount="1000")).json()
     # First the operator sees what will happen, and nothing moves yet.

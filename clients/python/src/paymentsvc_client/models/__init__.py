@@ -5,7 +5,14 @@ client keeps working against a newer service."""
 
 from ._base import M, Model, Page, parse_datetime
 from ._base import _convert as _convert
-from .books import Terminal, TraderBalance, TraderTransaction, Withdrawal
+from .books import (
+    Bank,
+    OrderAvailability,
+    Terminal,
+    TraderBalance,
+    TraderTransaction,
+    Withdrawal,
+)
 from .devices import DeviceNotification, DeviceState, NotificationParsed
 from .disputes import Dispute, DisputeCreated
 from .enums import (
@@ -76,6 +83,8 @@ __all__ = [
     "StatsPeriod",
     "SimulateAction",
     "Terminal",
+    "Bank",
+    "OrderAvailability",
     "TerminalRef",
     "TraderBalance",
     "TraderTransaction",

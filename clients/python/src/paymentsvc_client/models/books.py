@@ -43,3 +43,23 @@ class TraderTransaction(Model):
     order_id: str | None
     description: str
     created_at: datetime
+
+
+class Bank(Model):
+    """A bank behind the terminal's methods, for `customer_bank` choices."""
+
+    nspk_code: str
+    name: str
+    name_ru: str
+
+
+class OrderAvailability(Model):
+    """Whether an order like the one asked would find a trader now, and at what amount
+    and fee; nothing is created."""
+
+    success: bool
+    message: str
+    available: bool
+    method_id: str
+    amount: Decimal
+    fee_amount: Decimal

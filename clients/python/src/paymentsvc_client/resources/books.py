@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._core import Call
-from ..models import Terminal, TraderBalance, TraderTransaction, Withdrawal
+from ..models import Bank, Terminal, TraderBalance, TraderTransaction, Withdrawal
 from ._base import Amount, Resource, _filters, _id, _paged
 
 _WITHDRAWALS = _paged("/api/v1/finance/withdrawals", Withdrawal, "withdrawals")
@@ -61,6 +61,10 @@ class MerchantBooks:
     def terminal(self) -> Terminal:
         """The terminal this key belongs to (its `id` is what settlements name)."""
         return self._call(Call("GET", "/api/v1/terminal", unwrap="terminal", model=Terminal))
+
+    def banks(self) -> list[Bank]:
+        """The banks behind the terminal's enabled methods, for `customer_bank`."""
+        return self._call(Call("GET", "/api/v1/banks", unwrap="banks", model=Bank))
 
 
 class TraderBooks:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..models import (
     Balance,
+    Bank,
     Delivery,
     DeviceNotification,
     DeviceState,
@@ -16,6 +17,7 @@ from ..models import (
     FormSessionItem,
     Model,
     Order,
+    OrderAvailability,
     PaymentMethod,
     Ping,
     Receipt,
@@ -173,6 +175,10 @@ OPERATIONS: dict[str, Operation] = {
         None,
     ),
     "terminal": Operation("get", "/api/v1/terminal", "terminal", Terminal, "terminal"),
+    "banks": Operation("get", "/api/v1/banks", "banks", Bank, "banks"),
+    "order_availability": Operation(
+        "post", "/api/v1/order/availability", "orders.availability", OrderAvailability
+    ),
     "withdrawal_create": Operation(
         "post", "/api/v1/finance/withdrawals", "withdrawals.create", Withdrawal, "withdrawal"
     ),

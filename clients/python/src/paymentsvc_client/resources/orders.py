@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .._core import Call, body, query
-from ..models import Order
+from ..models import Order, OrderAvailability
 from ._base import Amount, Resource, _filters, _id, _paged
 
 _ORDERS = _paged("/api/v1/order/", Order, "orders")
@@ -65,6 +65,48 @@ class Orders(Resource):
                 replayable=True,
                 idempotency_key=idempotency_key,
             )
+        )
+
+    def availability(
+        self,
+        *,
+        order_side: str,
+        amount: Amount,
+        payment_method_id: str | None = None,
+        method_type: str | None = None,
+        nspk_code: str | None = None,
+        customer_name: str | None = None,
+        customer_account: str | None = None,
+        user_id: str | None = None,
+        webhook_url: str | None = None,
+        unique_amount: bool | None = None,
+        redirect_url: str | None = None,
+        support_url: str | None = None,
+        return_url: str | None = None,
+        customer_bank: str | None = None,
+        **extra: Any,
+    ) -> OrderAvailability:
+        """POST /api/v1/order/availability: whether such an order would find a trader
+        now, at what amount and fee; nothing is created."""
+        payload = body(
+            order_side=order_side,
+            amount=amount,
+            payment_method_id=payment_method_id,
+            method_type=method_type,
+            nspk_code=nspk_code,
+            customer_name=customer_name,
+            customer_account=customer_account,
+            user_id=user_id,
+            webhook_url=webhook_url,
+            unique_amount=unique_amount,
+            redirect_url=redirect_url,
+            support_url=support_url,
+            return_url=return_url,
+            customer_bank=customer_bank,
+            **extra,
+        )
+        return self._send(
+            Call("POST", "/api/v1/order/availability", json=payload, model=OrderAvailability)
         )
 
     def get(self, id: str) -> Order:
