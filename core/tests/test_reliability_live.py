@@ -28,7 +28,7 @@ TRADER_KEYS = {
     "Trader One": "demo-trader-1-key",
     "Trader Two": "demo-trader-2-key",
     "Trader Three": "demo-trader-3-key",
-    "Trader Four": "demo-trader-4-key",
+    "Trader Four": "demo-trader-4-key",  # its MTS requisite takes 100 to 600
 }
 
 
