@@ -148,7 +148,7 @@ def forbid_nul_hook(result, generator, request, public):
     return result
 
 
-IDEMPOTENT_OPERATIONS = {"order_create", "form_create", "dispute_create"}
+IDEMPOTENT_OPERATIONS = {"order_create", "form_create", "dispute_create", "withdrawal_create"}
 REPLAYED_HEADER = {
     "Idempotent-Replayed": {
         "schema": {"type": "string", "enum": ["true"]},

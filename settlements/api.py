@@ -1,6 +1,6 @@
 """A merchant's own withdrawals: POST/GET /api/v1/finance/withdrawals[/{id}] (traders.md §19)."""
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 
@@ -16,10 +16,19 @@ from . import services
 from .models import Settlement, SettlementKind, SettlementStatus
 
 
+class TextField(serializers.CharField):
+    """Free text sent as a JSON string (a number is not text)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class WithdrawalIn(serializers.Serializer):
     amount = AmountField()
-    destination = serializers.CharField(min_length=1, max_length=255, help_text="Free text")
-    comment = serializers.CharField(min_length=1, max_length=255, required=False)
+    destination = TextField(min_length=1, max_length=255, help_text="Free text")
+    comment = TextField(min_length=1, max_length=255, required=False)
 
 
 class WithdrawalOut(serializers.Serializer):
@@ -58,10 +67,8 @@ class WithdrawalCollectionView(TerminalAPIView):
         summary="Ask for a withdrawal",
         description="The amount is frozen at once (402 `Insufficient funds ...` when "
         "`available` does not cover it) and waits for an operator's approval "
-        "(`withdrawal.completed`) or rejection (`withdrawal.rejected`, unfrozen). "
-        "`Idempotency-Key` is honoured.",
+        "(`withdrawal.completed`) or rejection (`withdrawal.rejected`, unfrozen).",
         request=WithdrawalIn,
-        parameters=[OpenApiParameter("Idempotency-Key", location="header", required=False)],
         responses={201: WithdrawalEnvelope},
     )
     def post(self, request):

@@ -25,6 +25,7 @@ from .models import (
 )
 
 TEXT_MAX = 255
+AMOUNT_MAX = Decimal(10) ** 17  # the API schema's maximum for an amount
 
 
 def amount_parse(value) -> Decimal:
@@ -37,7 +38,11 @@ def amount_parse(value) -> Decimal:
         raise InvalidRequest("Amount must be a number", errors={"amount": ["Not a number"]})
     if amount <= 0:
         raise InvalidRequest("Amount must be above zero", errors={"amount": ["Above zero"]})
-    if amount != amount.quantize(Decimal("0.01")) or amount >= Decimal(10) ** 18:
+    if amount > AMOUNT_MAX:
+        raise InvalidRequest(
+            f"Amount must be at most {AMOUNT_MAX:.0f}", errors={"amount": ["Too large"]}
+        )
+    if amount != amount.quantize(Decimal("0.01")):
         raise InvalidRequest(
             "Amount has more than two decimal places",
             errors={"amount": ["At most two decimal places"]},

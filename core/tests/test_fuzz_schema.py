@@ -35,6 +35,8 @@ INEXPRESSIBLE_RULES = {
     # The account's format depends on the method a payment_method_id names (and the
     # Luhn check); a Sell needs the balance (402).
     ("POST", "/api/v1/order/"): "customer_account format, balance",
+    # A withdrawal needs the balance (402).
+    ("POST", "/api/v1/finance/withdrawals"): "balance",
 }
 
 

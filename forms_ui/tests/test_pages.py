@@ -27,7 +27,7 @@ def test_method_page_lists_methods_with_hooks(shop, client, demo):
     session = create(shop)
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
     # every active method with a Buy range that some trader serves (not Ozon Bank SBP)
-    assert html.count('data-testid="method-option"') == 6
+    assert html.count('data-testid="method-option"') == 7  # MTS Bank SBP included
     assert f'data-method-id="{demo.method_id("Sberbank SBP")}"' in html
     assert f'data-method-id="{demo.method_id("Ozon Bank SBP")}"' not in html
     assert "Сбербанк (СБП)" in html and "Банковская карта" in html
@@ -38,7 +38,7 @@ def test_method_page_lists_methods_with_hooks(shop, client, demo):
 def test_only_methods_that_take_the_amount_are_offered(shop, client, demo):
     session = create(shop, amount="300")  # Bank card starts at 500
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
-    assert html.count('data-testid="method-option"') == 5
+    assert html.count('data-testid="method-option"') == 6
     assert f'data-method-id="{demo.method_id("Bank card")}"' not in html
     response = client.post(
         "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("Bank card")}

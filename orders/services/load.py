@@ -71,8 +71,12 @@ _FREEZE = f"""
     UPDATE {BALANCES} SET available = available - %s, frozen = frozen + %s
     WHERE kind = '{AccountKind.TRADER.value}' AND trader_id = %s AND available >= %s
 """
+# The balance's update reads the load row's result first, so every creation locks the
+# load row before the trader's balance (the order closes follow too), and a requisite
+# without room leaves the balance alone.
 _TAKE_AND_FREEZE = f"""
-    WITH l AS ({_TAKE} RETURNING 1), b AS ({_FREEZE} RETURNING 1)
+    WITH l AS ({_TAKE} RETURNING 1),
+    b AS ({_FREEZE} AND EXISTS (SELECT 1 FROM l) RETURNING 1)
     SELECT (SELECT COUNT(*) FROM l), (SELECT COUNT(*) FROM b)
 """
 
