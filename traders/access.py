@@ -28,6 +28,7 @@ TWO_FACTOR_URL = "/trader/2fa/"
 NAV = [
     ("orders", "/trader/", _("Orders")),
     ("requisites", "/trader/requisites/", _("Requisites")),
+    ("balance", "/trader/balance/", _("Balance")),
     ("stats", "/trader/stats/", _("Statistics")),
     ("devices", "/trader/devices/", _("Devices")),
 ]

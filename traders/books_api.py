@@ -37,18 +37,19 @@ class TraderBalanceView(TraderAPIView):
         ),
     )
     def get(self, request):
-        balance = Balance.objects.filter(trader_id=self.trader.pk).first()
-        available, frozen = (balance.available, balance.frozen) if balance else (0, 0)
-        return Response(
-            ok(
-                balance={
-                    "available": money_str(available),
-                    "frozen": money_str(frozen),
-                    "total": money_str(available + frozen),
-                    "currency": balance.currency if balance else "RUB",
-                }
-            )
-        )
+        return Response(ok(balance=render_trader_balance(self.trader.pk)))
+
+
+def render_trader_balance(trader_id) -> dict:
+    """The trader's balance as the API gives it (and the cabinet's balance page shows it)."""
+    balance = Balance.objects.filter(trader_id=trader_id).first()
+    available, frozen = (balance.available, balance.frozen) if balance else (0, 0)
+    return {
+        "available": money_str(available),
+        "frozen": money_str(frozen),
+        "total": money_str(available + frozen),
+        "currency": balance.currency if balance else "RUB",
+    }
 
 
 class TraderTransactionOut(serializers.Serializer):

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import login, views
+from . import balance_page, login, views
 
 urlpatterns = [
     path("login/", login.sign_in, name="trader-login"),
@@ -24,4 +24,7 @@ urlpatterns += [
         name="trader-requisite-toggle",
     ),
     path("stats/", views.stats_page, name="trader-stats"),
+]
+urlpatterns += [
+    path("balance/", balance_page.balance_page, name="trader-balance"),
 ]

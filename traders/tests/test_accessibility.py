@@ -52,6 +52,9 @@ def test_every_page_has_no_serious_violation(live_server, wide_page, settings):
     check(page, "requisites")
     page.goto(f"{base}/trader/stats/?period=7d")
     check(page, "stats")
+    page.goto(f"{base}/trader/balance/")
+    page.get_by_test_id("ledger-entry").first.wait_for()
+    check(page, "balance")
 
     settings.TRADER_2FA = True
     page.goto(f"{base}/trader/")

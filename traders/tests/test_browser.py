@@ -13,23 +13,16 @@ from orders.services import order_cancel
 from orders.tests.factories import buy_order, sell_order
 
 from .browser import browser_marks, card, shot, sign_in
-from .cabinet import PASSWORD, make_cabinet
+from .cabinet import PASSWORD
 
 pytestmark = browser_marks
 
 
-@pytest.fixture
-def cab(live_server):
-    cabinet = make_cabinet()
-    cabinet.base = live_server.url
-    return cabinet
-
-
-def test_orders_appear_and_leave_without_a_reload(cab, page):
-    sign_in(page, cab.base, cab.user.username, PASSWORD)
+def test_orders_appear_and_leave_without_a_reload(live_cab, page):
+    sign_in(page, live_cab.base, live_cab.user.username, PASSWORD)
     expect(page.get_by_test_id("no-orders")).to_be_visible()
     shot(page, "orders-empty")
-    order = buy_order(terminal=cab.terminal, method=cab.method, amount="3100.00")
+    order = buy_order(terminal=live_cab.terminal, method=live_cab.method, amount="3100.00")
     item = card(page, order)
     expect(item).to_be_visible(timeout=5000)
     expect(page.get_by_test_id("no-orders")).to_be_hidden()
@@ -43,9 +36,9 @@ def test_orders_appear_and_leave_without_a_reload(cab, page):
     expect(item).to_have_count(0, timeout=5000)
 
 
-def test_confirm_asks_once_more_and_a_double_tap_confirms_once(cab, page):
-    order = buy_order(terminal=cab.terminal, method=cab.method, amount="1000.00")
-    sign_in(page, cab.base, cab.user.username, PASSWORD)
+def test_confirm_asks_once_more_and_a_double_tap_confirms_once(live_cab, page):
+    order = buy_order(terminal=live_cab.terminal, method=live_cab.method, amount="1000.00")
+    sign_in(page, live_cab.base, live_cab.user.username, PASSWORD)
     card(page, order).get_by_test_id("order-confirm").click()
     ask = page.get_by_test_id("ask")
     expect(ask).to_be_visible()
@@ -58,14 +51,16 @@ def test_confirm_asks_once_more_and_a_double_tap_confirms_once(cab, page):
     expect(card(page, order)).to_have_count(0)
     assert Order.objects.get(pk=order.pk).status == "Completed"
     assert (
-        Transaction.objects.filter(reference=str(order.pk), balance__terminal=cab.terminal).count()
+        Transaction.objects.filter(
+            reference=str(order.pk), balance__terminal=live_cab.terminal
+        ).count()
         == 1
     )
 
 
-def test_the_amount_received_is_checked_then_taken(cab, page):
-    order = buy_order(terminal=cab.terminal, method=cab.method, amount="1000.00")
-    sign_in(page, cab.base, cab.user.username, PASSWORD)
+def test_the_amount_received_is_checked_then_taken(live_cab, page):
+    order = buy_order(terminal=live_cab.terminal, method=live_cab.method, amount="1000.00")
+    sign_in(page, live_cab.base, live_cab.user.username, PASSWORD)
     card(page, order).get_by_test_id("order-confirm").click()
     page.get_by_test_id("paid-amount").fill("2500")
     page.get_by_test_id("confirm-yes").click()
@@ -79,9 +74,9 @@ def test_the_amount_received_is_checked_then_taken(cab, page):
     assert done.status == "Completed" and str(done.paid_amount) == "950.50"
 
 
-def test_a_confirm_of_an_order_closed_meanwhile_says_so(cab, page):
-    order = buy_order(terminal=cab.terminal, method=cab.method, amount="1000.00")
-    sign_in(page, cab.base, cab.user.username, PASSWORD)
+def test_a_confirm_of_an_order_closed_meanwhile_says_so(live_cab, page):
+    order = buy_order(terminal=live_cab.terminal, method=live_cab.method, amount="1000.00")
+    sign_in(page, live_cab.base, live_cab.user.username, PASSWORD)
     card(page, order).get_by_test_id("order-confirm").click()
     order_cancel(order_id=order.pk, actor="merchant:test")
     page.get_by_test_id("confirm-yes").click()
@@ -89,11 +84,14 @@ def test_a_confirm_of_an_order_closed_meanwhile_says_so(cab, page):
     assert Order.objects.get(pk=order.pk).status == "Cancelled"
 
 
-def test_decline_and_a_sells_payout_details(cab, page, browser):
+def test_decline_and_a_sells_payout_details(live_cab, page, browser):
     sell = sell_order(
-        terminal=cab.terminal, method=cab.card, amount="1500.00", account="4111111111111111"
+        terminal=live_cab.terminal,
+        method=live_cab.card,
+        amount="1500.00",
+        account="4111111111111111",
     )
-    sign_in(page, cab.base, cab.user.username, PASSWORD)
+    sign_in(page, live_cab.base, live_cab.user.username, PASSWORD)
     item = card(page, sell)
     expect(item.get_by_test_id("customer-account")).to_have_text("4111111111111111")
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
@@ -108,9 +106,9 @@ def test_decline_and_a_sells_payout_details(cab, page, browser):
     assert Order.objects.get(pk=sell.pk).status == "Cancelled"
 
 
-def test_keyboard_reaches_confirm_and_escape_closes_the_question(cab, page):
-    order = buy_order(terminal=cab.terminal, method=cab.method, amount="1000.00")
-    sign_in(page, cab.base, cab.user.username, PASSWORD)
+def test_keyboard_reaches_confirm_and_escape_closes_the_question(live_cab, page):
+    order = buy_order(terminal=live_cab.terminal, method=live_cab.method, amount="1000.00")
+    sign_in(page, live_cab.base, live_cab.user.username, PASSWORD)
     confirm = card(page, order).get_by_test_id("order-confirm")
     for _ in range(30):
         page.keyboard.press("Tab")
@@ -135,12 +133,12 @@ def test_keyboard_reaches_confirm_and_escape_closes_the_question(cab, page):
     expect(page.get_by_test_id("messages")).to_contain_text("Заказ подтверждён")
 
 
-def test_requisites_switch_and_stats(cab, page):
-    done = buy_order(terminal=cab.terminal, method=cab.method, amount="1000.00")
+def test_requisites_switch_and_stats(live_cab, page):
+    done = buy_order(terminal=live_cab.terminal, method=live_cab.method, amount="1000.00")
     Order.objects.filter(pk=done.pk).update(trader_reward="25.00")
-    sign_in(page, cab.base, cab.user.username, PASSWORD)
+    sign_in(page, live_cab.base, live_cab.user.username, PASSWORD)
     page.get_by_test_id("nav-requisites").click()
-    item = page.locator(f'[data-testid="requisite"][data-requisite-id="{cab.requisite.pk}"]')
+    item = page.locator(f'[data-testid="requisite"][data-requisite-id="{live_cab.requisite.pk}"]')
     expect(item.get_by_test_id("requisite-pending")).to_have_text("1")
     item.get_by_test_id("requisite-toggle").click()
     expect(item.get_by_test_id("requisite-reason")).to_contain_text("Выключен вами")

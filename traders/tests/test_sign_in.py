@@ -31,6 +31,7 @@ def test_demo_users_are_linked_to_their_traders(demo):
     assert linked["trader1"] == "Trader One"
     assert linked["trader2"] == "Trader Two"
     assert linked["trader3"] == "Trader Three"
+    assert linked["trader4"] == "Trader Four"
     assert linked["sandbox-trader"] == "Sandbox Trader"
 
 
