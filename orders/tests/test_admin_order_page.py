@@ -10,6 +10,7 @@ from orders.models import Order, OrderStatus
 @pytest.fixture
 def operator(client, demo):
     assert client.login(username="operator", password="operator-demo-password")
+    client.cookies["django_language"] = "en"  # these pages' words, in English
     return client
 
 

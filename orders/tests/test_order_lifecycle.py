@@ -136,6 +136,7 @@ def test_operator_admin_actions_confirm_and_cancel_through_services(shop, demo, 
     admin_client.cookies["django_language"] = "en"  # the page's words, in English
     buy = shop.post(URL, buy_body(demo, amount="1000")).json()
     sell = shop.post(URL, sell_body(demo, amount="1000")).json()
+    admin_client.cookies["django_language"] = "en"  # this page's words, in English
     # First the operator sees what will happen, and nothing moves yet.
     page = admin_client.post(
         "/admin/orders/order/", {"action": "confirm_orders", "_selected_action": [buy["id"]]}
