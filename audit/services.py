@@ -76,6 +76,19 @@ def actor_parts(actor: str) -> tuple[str, str]:
     return kind, ident
 
 
+def request_actor(request=None) -> tuple[str, str]:
+    """(actor kind, id) of the person behind the request being served: an operator by
+    user name, a trader (a user linked to one) by the trader's id; else the system."""
+    request = request or current_request()
+    user = getattr(request, "user", None)
+    if not getattr(user, "is_authenticated", False) or not hasattr(user, "get_username"):
+        return ActorKind.SYSTEM, ""  # no request, or an API key's caller
+    trader = getattr(user, "trader", None)
+    if trader is not None and not getattr(user, "is_staff", False):
+        return ActorKind.TRADER, str(trader.pk)
+    return ActorKind.OPERATOR, user.get_username()
+
+
 def audit_record(
     *,
     actor_kind: str,

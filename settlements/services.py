@@ -6,6 +6,8 @@ from decimal import Decimal, InvalidOperation
 from django.db import transaction
 from django.utils import timezone
 
+from audit.models import ActorKind
+from audit.services import audit_record
 from core.error_codes import ErrorCode
 from core.errors import Conflict, Forbidden, InvalidRequest
 from core.formats import iso_utc, parse_uuid
@@ -108,6 +110,13 @@ def settlement_enter(*, kind: str, account, amount, comment: str = "", operator)
         if kind in WITHDRAWALS:
             _freeze(settlement)
         settlement.save(force_insert=True)
+        audit_record(
+            actor_kind=ActorKind.OPERATOR,
+            actor_id=operator.get_username(),
+            action="settlement.enter",
+            obj=settlement,
+            changes={"kind": kind, "amount": amount, "account": str(account)},
+        )
     return settlement
 
 
@@ -129,6 +138,13 @@ def withdrawal_request(
         )
         _freeze(settlement)
         settlement.save(force_insert=True)
+        audit_record(
+            actor_kind=ActorKind.MERCHANT,
+            actor_id=terminal.pk,
+            action="withdrawal.request",
+            obj=settlement,
+            changes={"amount": amount},
+        )
     return settlement
 
 
@@ -160,6 +176,13 @@ def settlement_decide(*, settlement_id, approve: bool, operator) -> Settlement:
         settlement.decided_by = operator
         settlement.decided_at = timezone.now()
         settlement.save(update_fields=["status", "transaction", "decided_by", "decided_at"])
+        audit_record(
+            actor_kind=ActorKind.OPERATOR,
+            actor_id=actor,
+            action="settlement.approve" if approve else "settlement.reject",
+            obj=settlement,
+            changes={"status": [SettlementStatus.AWAITING_APPROVAL, settlement.status]},
+        )
         if settlement.kind == SettlementKind.MERCHANT_WITHDRAWAL:
             _event(settlement, actor=f"operator:{actor}")
     return settlement

@@ -6,6 +6,8 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
+from audit.models import ActorKind
+from audit.services import audit_record, request_actor
 from core.errors import InvalidRequest
 from core.keys import generate_key, hash_key
 from orders.models import Requisite, Trader
@@ -28,7 +30,15 @@ def device_add(
         device.set_token(raw)
         device.save()
         device_bind(device=device, requisites=requisites)
+        _audit(device, "device.add", {"name": device.name})
     return device, raw
+
+
+def _audit(device: Device, action: str, changes: dict) -> None:
+    kind, actor_id = request_actor()
+    if kind == ActorKind.SYSTEM:
+        return  # the demo data or a command: no person acted
+    audit_record(actor_kind=kind, actor_id=actor_id, action=action, obj=device, changes=changes)
 
 
 def device_bind(*, device: Device, requisites) -> Device:
@@ -44,8 +54,10 @@ def device_bind(*, device: Device, requisites) -> Device:
 def device_remove(*, device: Device) -> Device:
     """Revoke the device's token at once; its notifications stay."""
     if device.revoked_at is None:
-        device.revoked_at = timezone.now()
-        device.save(update_fields=["revoked_at"])
+        with transaction.atomic():
+            device.revoked_at = timezone.now()
+            device.save(update_fields=["revoked_at"])
+            _audit(device, "device.remove", {"revoked": True})
     return device
 
 

@@ -8,6 +8,8 @@ on what an operator switched off; switching on starts the count of expiries agai
 from django.db import transaction
 from django.db.models import F
 
+from audit.models import ActorKind
+from audit.services import audit_record, request_actor
 from core.error_codes import ErrorCode
 from core.errors import Conflict, NotFound
 
@@ -49,6 +51,19 @@ def requisite_switch(*, requisite_id, on: bool, by_operator: bool, trader_id=Non
                 RequisiteDisabledReason.OPERATOR if by_operator else RequisiteDisabledReason.TRADER
             )
         requisite.save(update_fields=["is_active", "disabled_reason", "expired_in_a_row"])
+        kind, actor_id = request_actor()
+        if trader_id is not None:
+            kind, actor_id = ActorKind.TRADER, str(trader_id)
+        audit_record(
+            actor_kind=kind,
+            actor_id=actor_id,
+            action="requisite.enable" if on else "requisite.disable",
+            obj=requisite,
+            changes={
+                "is_active": requisite.is_active,
+                "disabled_reason": requisite.disabled_reason,
+            },
+        )
     return requisite
 
 
