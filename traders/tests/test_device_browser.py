@@ -16,7 +16,6 @@ from traders.models import Device
 from .browser import browser_marks, shot, sign_in
 from .cabinet import PASSWORD, make_cabinet
 from .test_accessibility import check
-from .test_browser import cab  # noqa: F401, F811 - the fixture
 
 pytestmark = browser_marks
 
@@ -31,9 +30,9 @@ def notify(base, token, text, id):
     return response
 
 
-def test_a_trader_adds_a_device_sees_its_notifications_attaches_one_and_removes_it(cab, page):  # noqa: F811
-    sign_in(page, cab.base, cab.user.username, PASSWORD)
-    page.goto(f"{cab.base}/trader/devices/")
+def test_a_trader_adds_a_device_sees_its_notifications_attaches_one_and_removes_it(live_cab, page):
+    sign_in(page, live_cab.base, live_cab.user.username, PASSWORD)
+    page.goto(f"{live_cab.base}/trader/devices/")
     expect(page.locator("h1")).to_have_text("Устройства")
     page.get_by_test_id("device-name-input").fill("Мой телефон")
     page.get_by_test_id("device-add").click()
@@ -41,18 +40,23 @@ def test_a_trader_adds_a_device_sees_its_notifications_attaches_one_and_removes_
     assert re.fullmatch(r"dev_[A-Za-z0-9_-]{32,}", token)
     expect(page.get_by_test_id("device-token-qr").locator("svg")).to_be_visible()
     shot(page, "devices-token")
-    device = Device.objects.get(trader=cab.trader)
-    assert {r.pk for r in device.requisites.all()} == {cab.requisite.pk, cab.card_requisite.pk}
+    device = Device.objects.get(trader=live_cab.trader)
+    assert {r.pk for r in device.requisites.all()} == {
+        live_cab.requisite.pk,
+        live_cab.card_requisite.pk,
+    }
 
-    page.goto(f"{cab.base}/trader/devices/")
+    page.goto(f"{live_cab.base}/trader/devices/")
     expect(page.get_by_test_id("device-token")).to_have_count(0)
     item = page.locator(f'[data-testid="device"][data-device-id="{device.pk}"]')
     expect(item.get_by_test_id("device-state")).to_have_text("Не в сети")
 
-    order = buy_order(terminal=cab.terminal, method=cab.method, amount="1500.00")
-    sent = notify(cab.base, token, "СЧЁТ2838 14:02 Перевод 1499р от Иван И. Баланс: 24210.55р", "1")
+    order = buy_order(terminal=live_cab.terminal, method=live_cab.method, amount="1500.00")
+    sent = notify(
+        live_cab.base, token, "СЧЁТ2838 14:02 Перевод 1499р от Иван И. Баланс: 24210.55р", "1"
+    )
     assert sent.json()["notification"]["status"] == "unmatched"
-    page.goto(f"{cab.base}/trader/devices/")
+    page.goto(f"{live_cab.base}/trader/devices/")
     expect(item.get_by_test_id("device-state")).to_have_text("В сети")
     listed = page.locator('[data-testid="notification"][data-status="unmatched"]')
     expect(listed).to_have_count(1)
@@ -65,7 +69,7 @@ def test_a_trader_adds_a_device_sees_its_notifications_attaches_one_and_removes_
 
     item.get_by_test_id("device-remove").click()
     expect(item).to_have_count(0)
-    assert notify(cab.base, token, "Зачисление 500р", "2").status_code == 401
+    assert notify(live_cab.base, token, "Зачисление 500р", "2").status_code == 401
 
 
 def test_the_devices_page_has_no_serious_violation(live_server, wide_page):
