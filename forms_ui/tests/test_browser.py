@@ -51,7 +51,7 @@ def test_payer_chooses_a_method_pays_and_is_redirected(live, page):
         support_url=f"{base}/healthz?help=1",
     )
     page.goto(form["form_url"])
-    assert page.locator('[data-testid="method-option"]').count() == 6  # not Ozon: no traders
+    assert page.locator('[data-testid="method-option"]').count() == 7  # not Ozon: no traders
     assert page.get_by_test_id("support-link").get_attribute("href") == f"{base}/healthz?help=1"
     shot(page, "1-method-choice")
 

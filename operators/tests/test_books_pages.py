@@ -36,8 +36,8 @@ def test_the_dashboard_shows_revenue_and_rewards(demo, op):
     html = op.get("/admin/dashboard/").content.decode()
     # Buy 530.00: fee 26.50, reward 13.25. Sell 1000.00: fee 3 % + 50 = 80.00,
     # reward 1.5 % = 15.00. Rewards 28.25; revenue 106.50 - 28.25 = 78.25.
-    assert _testid(html, "kpi-rewards") == "28.25"
-    assert _testid(html, "kpi-revenue") == "78.25"
+    assert _testid(html, "kpi-rewards") == "28,25"  # the Russian number format
+    assert _testid(html, "kpi-revenue") == "78,25"
 
 
 def test_the_revenue_report_by_day_and_method_with_csv(demo, op):
@@ -46,7 +46,7 @@ def test_the_revenue_report_by_day_and_method_with_csv(demo, op):
     assert html.count('data-testid="revenue-row"') == 1  # one day, one method
     assert "Sberbank SBP" in html
     total = html[html.index('data-testid="revenue-total"') :]
-    assert "106.50" in total and "28.25" in total and "78.25" in total
+    assert "106,50" in total and "28,25" in total and "78,25" in total
     csv = op.get("/admin/dashboard/revenue/", {"format": "csv", "period": "7d"})
     assert csv["Content-Type"].startswith("text/csv")
     text = csv.content.decode("utf-8")

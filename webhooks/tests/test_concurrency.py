@@ -112,7 +112,7 @@ def test_workers_claiming_at_once_take_different_deliveries(transactional_db, re
 
 
 def test_one_server_gets_its_share_and_the_others_are_claimed_beside_it(
-    shop, demo, receiver, settings
+    world, receiver, settings
 ):
     """A run holds at most twice the setting for one server, however many of its
     deliveries are older than another server's."""
@@ -120,7 +120,7 @@ def test_one_server_gets_its_share_and_the_others_are_claimed_beside_it(
     from webhooks.delivery import _Held
 
     settings.WEBHOOK_DELIVERY_CONCURRENCY = 2
-    _deliveries_to(demo, shop, receiver, 10)
+    _deliveries_to(world, receiver, 10)
     other = "http://other.invalid:81/hooks"
     newest = WebhookDelivery.objects.order_by("-pk").first()
     WebhookDelivery.objects.filter(pk=newest.pk).update(url=other)
