@@ -111,9 +111,7 @@ def test_workers_claiming_at_once_take_different_deliveries(transactional_db, re
     assert len(everyone) == len(set(everyone)) == 10  # each claimed once, none left out
 
 
-def test_one_server_gets_its_share_and_the_others_are_claimed_beside_it(
-    world, receiver, settings
-):
+def test_one_server_gets_its_share_and_the_others_are_claimed_beside_it(world, receiver, settings):
     """A run holds at most twice the setting for one server, however many of its
     deliveries are older than another server's."""
     from webhooks.claims import host_of
