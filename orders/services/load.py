@@ -156,7 +156,10 @@ def _figures(requisite_ids, today: date) -> dict:
 
 def requisite_load_ensure(*, requisite_ids) -> None:
     """Create the missing rows (a requisite made by bulk_create or before the rows
-    existed), counted from the requisites' orders. A row that appears meanwhile wins."""
+    existed), counted from the requisites' orders. A row that appears meanwhile wins.
+    The rows go in in one order (by id), so parallel creations never wait on each
+    other's half-inserted rows in a circle (a deadlock on PostgreSQL)."""
+    requisite_ids = sorted(set(requisite_ids), key=str)
     today = utc_day(db_now())
     figures = _figures(requisite_ids, today)
     RequisiteLoad.objects.bulk_create(
