@@ -45,7 +45,9 @@ def test_aggregate_sbp_matches_a_bank_method(shop, demo):
     order = response.json()
     assert order["initial_method_id"] == demo.method_id("SBP")
     assert order["method_id"] != order["initial_method_id"]
-    assert order["method_name"] in {"Sberbank SBP", "T-Bank SBP", "Alfa-Bank SBP", "VTB SBP"}
+    assert order["method_name"] in {
+        "Sberbank SBP", "T-Bank SBP", "Alfa-Bank SBP", "VTB SBP", "MTS Bank SBP"
+    }
 
 
 def test_method_type_with_nspk_code_picks_that_bank(shop, demo):
