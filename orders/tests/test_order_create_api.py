@@ -46,7 +46,11 @@ def test_aggregate_sbp_matches_a_bank_method(shop, demo):
     assert order["initial_method_id"] == demo.method_id("SBP")
     assert order["method_id"] != order["initial_method_id"]
     assert order["method_name"] in {
-        "Sberbank SBP", "T-Bank SBP", "Alfa-Bank SBP", "VTB SBP", "MTS Bank SBP"
+        "Sberbank SBP",
+        "T-Bank SBP",
+        "Alfa-Bank SBP",
+        "VTB SBP",
+        "MTS Bank SBP",
     }
 
 
