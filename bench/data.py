@@ -38,10 +38,10 @@ def bulk_orders(total: int) -> None:
     """Historic Completed orders for Demo Shop, spread over a year, straight in SQL."""
     sql = f"""
     INSERT INTO orders_order (id, terminal_id, client_order_id, currency, side, method_id, initial_method_id,
-      status, requested_amount, amount, fee, fixed_fee, fee_amount, holder_name, holder_account,
+      status, requested_amount, amount, fee, fixed_fee, fee_amount, trader_reward_percent, holder_name, holder_account,
       event_sequence, created_at, updated_at, expires_at, closed_by, receipts_count, livemode)
     SELECT gen_random_uuid(), t.id, 'hist-' || g, 'RUB', 'Buy', m.id, m.id, 'Completed', 1000, 1000 + (g % 5000),
-      5, 0, 50, 'H', '+70000000000', 2, now() - (g % 525600) * interval '1 minute' - interval '1 hour',
+      5, 0, 50, 2.5, 'H', '+70000000000', 2, now() - (g % 525600) * interval '1 minute' - interval '1 hour',
       now() - (g % 525600) * interval '1 minute', now(), 'bench', 0, true
     FROM generate_series((SELECT count(*) FROM orders_order) + 1, {total}) g,
       (SELECT id FROM finance_terminal WHERE name = 'Demo Shop') t,
@@ -93,17 +93,22 @@ def loads_recount() -> None:
     )
 
 
+# The columns of an order on a requisite, as the bench's SQL loads write them.
+INSERT_REQUISITE_ORDERS = """INSERT INTO orders_order (id, terminal_id, client_order_id,
+      currency, side, method_id, initial_method_id, requisite_id, trader_id, status,
+      requested_amount, amount, fee, fixed_fee, fee_amount, trader_reward_percent,
+      holder_name, holder_account, event_sequence, created_at, updated_at, expires_at,
+      closed_by, receipts_count, livemode)"""
+
+
 def fill_requisite_day(method: str, per_requisite: int) -> None:
     """`per_requisite` Completed orders created today (UTC) on each requisite of the
     method: a requisite late in a busy day."""
     psql(
         f"""
-    INSERT INTO orders_order (id, terminal_id, client_order_id, currency, side, method_id,
-      initial_method_id, requisite_id, trader_id, status, requested_amount, amount, fee,
-      fixed_fee, fee_amount, holder_name, holder_account, event_sequence, created_at,
-      updated_at, expires_at, closed_by, receipts_count, livemode)
+    {INSERT_REQUISITE_ORDERS}
     SELECT gen_random_uuid(), t.id, 'day-' || g, 'RUB', 'Buy', r.method_id, r.method_id, r.id,
-      r.trader_id, 'Completed', 1000, 100 + (g % 5000), 5, 0, 50, 'H', '+70000000000', 2,
+      r.trader_id, 'Completed', 1000, 100 + (g % 5000), 5, 0, 50, 2.5, 'H', '+70000000000', 2,
       date_trunc('day', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
         + (g % 3600) * interval '1 second',
       now(), now(), 'bench', 0, true
@@ -123,11 +128,11 @@ def fill_terminal_window(terminal: str, total: int) -> None:
     psql(
         f"""
     INSERT INTO orders_order (id, terminal_id, client_order_id, currency, side, method_id,
-      initial_method_id, status, requested_amount, amount, fee, fixed_fee, fee_amount,
+      initial_method_id, status, requested_amount, amount, fee, fixed_fee, fee_amount, trader_reward_percent,
       holder_name, holder_account, event_sequence, created_at, updated_at, expires_at,
       closed_by, receipts_count, livemode)
     SELECT gen_random_uuid(), t.id, 'win-' || g, 'RUB', 'Buy', m.id, m.id, 'Completed', 1000,
-      1000 + (g % 5000), 5, 0, 50, 'H', '+70000000000', 2,
+      1000 + (g % 5000), 5, 0, 50, 2.5, 'H', '+70000000000', 2,
       now() - interval '1 hour' - (g % 79200) * interval '1 second', now(), now(), 'bench', 0,
       true
     FROM generate_series(1, {total}) g,

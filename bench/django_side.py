@@ -7,6 +7,7 @@
   query-counts METHOD           SQL statements per request, as JSON
   creation-sql METHOD           the SQL one order creation sends, as JSON (bench.sqlreplay)
   profile METHOD N              N creations and N list pages under cProfile, as JSON
+  (and bench.django_paths' commands)
 """
 
 import cProfile
@@ -19,6 +20,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import django
+
+from .django_paths import COMMANDS as PATHS_COMMANDS
 
 
 def seed() -> str:
@@ -267,6 +270,7 @@ COMMANDS = {
     "query-counts": query_counts,
     "creation-sql": creation_sql,
     "profile": profile,
+    **PATHS_COMMANDS,
 }
 
 if __name__ == "__main__":

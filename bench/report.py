@@ -4,6 +4,7 @@ import sys
 
 from .config import ROOT, SECONDS
 from .processes import CONFIGS
+from .report_paths import paths_section
 from .report_points import (
     ceilings_section,
     dashboard_section,
@@ -74,6 +75,7 @@ def report(r: dict) -> None:
                 f"≥ {goal:.0%}: {verdict(ratio >= goal)} |"
             )
 
+    body += paths_section(r, goals)
     body += ceilings_section(r, goals)
     body += metrics_section(r, goals)
 

@@ -4,6 +4,7 @@ import json
 import os
 import pickle
 import shutil
+import sys
 import time
 from datetime import UTC, datetime
 
@@ -36,6 +37,7 @@ from .load import (
     search_as,
     side_by_side,
 )
+from .paths import new_paths
 from .pgbouncer import check_answers, start_pgbouncer, through_pgbouncer_env
 from .processes import CONFIGS, children, django_side, rss_kb, start_web, stop, stop_all
 from .report import report
@@ -67,6 +69,11 @@ def main():
     shutil.rmtree(METRICS_DIR, ignore_errors=True)  # each run counts from zero
     setup()
     method_id = django_side("method-id")
+    if os.environ.get("BENCH_ONLY") == "paths":  # the new paths alone, figures printed
+        web = start_web()
+        run(ping, 8, 2)
+        sys.stdout.write(json.dumps(new_paths(method_id, web.pid), default=str, indent=1) + "\n")
+        return
     results["queries"] = query_counts(method_id)
     # In-process, on the freshly seeded database (as bench/profiles/before.json was).
     results["profile"] = json.loads(django_side("profile", method_id, PROFILE_REQUESTS))
@@ -103,6 +110,7 @@ def main():
                 ("search", search_as("demo-shop-key", "lookup-me")),
             )
         }
+        results["paths"] = new_paths(method_id, web.pid)
         results["client_cpu"] = client_cpu_share()
         results["ceilings"] = ceilings(method_id)
         results["metrics"] = metrics_cost(method_id)

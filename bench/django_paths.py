@@ -1,0 +1,224 @@
+"""The django side of the wave's new paths (bench.paths): their bench-only data, the
+cabinet poll's SQL, and in-process costs. Commands of `python -m bench.django_side`:
+
+  paths-setup                   two methods for the Pending point, a device's method,
+                                requisite and token; prints their ids as JSON
+  cabinet-sessions N            N signed-in cabinet sessions of the demo traders (JSON)
+  cabinet-poll-sql              the statements of a cabinet poll answered 304 (JSON)
+  inprocess-costs N             mean ms of a Sell creation, a settlement entered and
+                                decided, a merchant withdrawal, an audit entry (JSON)
+"""
+
+import json
+import time
+from decimal import Decimal
+
+DEVICE_TOKEN = "dev_bench-device-token-00000000000000000000"
+SHOP_KEY = {"HTTP_X_API_KEY": "demo-shop-key"}
+
+
+def _method(name: str, nspk: str, trader, requisites: int):
+    from finance.models import FeeRange, PaymentMethod, Terminal, TerminalMethod
+    from orders.models import Requisite
+
+    method = PaymentMethod.objects.create(name=name, method_type="SBP", nspk_code=nspk)
+    FeeRange.objects.create(method=method, side="Buy", min_amount=100, max_amount=300000, fee=5)
+    TerminalMethod.objects.create(terminal=Terminal.objects.get(name="Demo Shop"), method=method)
+    made = Requisite.objects.bulk_create(
+        [
+            Requisite(
+                trader=trader,
+                method=method,
+                holder_name="Bench",
+                account=f"+7996{nspk[-3:]}{i:04d}",
+                daily_limit=Decimal(10**9),
+            )
+            for i in range(requisites)
+        ]
+    )
+    return method, made
+
+
+def paths_setup() -> str:
+    """`Bench Held SBP` and `Bench Quiet SBP` (two requisites each, Trader Three): the
+    Pending point fills the first; `Bench Device SBP` (one requisite, Trader Two) with
+    a device bound to it: the notifications point's orders and messages."""
+    from orders.models import Trader
+    from traders.devices import device_add
+
+    three, two = Trader.objects.get(name="Trader Three"), Trader.objects.get(name="Trader Two")
+    held, _ = _method("Bench Held SBP", "999000000011", three, 2)
+    quiet, _ = _method("Bench Quiet SBP", "999000000012", three, 2)
+    device_method, requisites = _method("Bench Device SBP", "999000000013", two, 1)
+    device_add(trader=two, name="Bench phone", requisites=requisites, raw_token=DEVICE_TOKEN)
+    return json.dumps(
+        {
+            "held": str(held.pk),
+            "quiet": str(quiet.pk),
+            "device_method": str(device_method.pk),
+            "device_token": DEVICE_TOKEN,
+        }
+    )
+
+
+def cabinet_sessions(n: str) -> str:
+    """N sessions as a trader's sign-in leaves them (the user, its backend and hash,
+    the trader the cabinet reached), spread over the demo traders with a user."""
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
+    from orders.models import Trader
+    from traders.access import SESSION_TRADER
+
+    traders = list(Trader.objects.filter(user__isnull=False).select_related("user"))
+    keys = []
+    for i in range(int(n)):
+        trader = traders[i % len(traders)]
+        session = SessionStore()
+        session[SESSION_KEY] = str(trader.user.pk)
+        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+        session[HASH_SESSION_KEY] = trader.user.get_session_auth_hash()
+        session[SESSION_TRADER] = str(trader.pk)
+        session.create()
+        keys.append(session.session_key)
+    return json.dumps({"cookie": settings.SESSION_COOKIE_NAME, "sessions": keys})
+
+
+def cabinet_poll_sql() -> str:
+    """A signed-in cabinet's poll: the first answer (200, the list and its ETag), then
+    the same poll with `If-None-Match`: its status and every statement it sent."""
+    from django.conf import settings
+    from django.db import connection
+    from django.test import Client
+
+    c = Client()
+    c.cookies[settings.SESSION_COOKIE_NAME] = json.loads(cabinet_sessions("1"))["sessions"][0]
+    first = c.get("/trader/orders/live/")
+    statements = []
+
+    def capture(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(capture):
+        again = c.get("/trader/orders/live/", HTTP_IF_NONE_MATCH=first["ETag"])
+    return json.dumps(
+        {"first": first.status_code, "again": again.status_code, "statements": statements}
+    )
+
+
+def _mean_ms(call, n: int) -> float:
+    for _ in range(5):  # warm-up
+        call()
+    began = time.perf_counter()
+    for _ in range(n):
+        call()
+    return (time.perf_counter() - began) * 1000 / n
+
+
+def inprocess_costs(n: str) -> str:
+    """Each path through Django's test client (or its service, for the audit entry),
+    one after another in this process: the mean ms of each."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from audit.models import ActorKind
+    from audit.services import audit_record
+    from finance.models import PaymentMethod, Terminal
+    from orders.models import Trader
+
+    n = int(n)
+    counter = iter(range(10**9))
+    api = Client()
+    method = str(PaymentMethod.objects.get(name="Bench SBP").pk)
+    users = get_user_model().objects
+    entering, deciding = Client(), Client()
+    entering.force_login(users.get(username="operator"))
+    deciding.force_login(users.get(username="operator2"))
+    trader = str(Trader.objects.get(name="Trader One").pk)
+    terminal = Terminal.objects.get(name="Demo Shop")
+
+    def ok(response, status=201):
+        if response.status_code != status:
+            raise SystemExit(f"{response.request['PATH_INFO']}: {response.status_code}")
+        return response
+
+    def sell():
+        body = {
+            "client_order_id": f"sell-{next(counter)}",
+            "order_side": "Sell",
+            "payment_method_id": method,
+            "amount": "1000.00",
+            "customer_account": "+79991234567",
+        }
+        ok(api.post("/api/v1/order/", body, content_type="application/json", **SHOP_KEY))
+
+    def create():
+        body = {
+            "client_order_id": f"buy-{next(counter)}",
+            "order_side": "Buy",
+            "payment_method_id": method,
+            "amount": f"{3000 + next(counter) / 100:.2f}",
+        }
+        ok(api.post("/api/v1/order/", body, content_type="application/json", **SHOP_KEY))
+
+    def settlement():
+        entered = ok(
+            entering.post(
+                "/admin/settlements/new/",
+                {"kind": "trader_deposit", "account": trader, "amount": "10.00"},
+            ),
+            302,
+        )
+        del entered
+        from settlements.models import Settlement
+
+        latest = Settlement.objects.filter(entered_by__username="operator").latest("created_at")
+        ok(deciding.post(f"/admin/settlements/{latest.pk}/approve/"), 302)
+
+    def withdrawal():
+        body = {"amount": "1.00", "destination": "bench account"}
+        key = {"HTTP_IDEMPOTENCY_KEY": f"w-{time.time_ns()}-{next(counter)}"}
+        ok(
+            api.post(
+                "/api/v1/finance/withdrawals",
+                body,
+                content_type="application/json",
+                **SHOP_KEY,
+                **key,
+            )
+        )
+
+    def audit():
+        from django.db import transaction
+
+        with transaction.atomic():
+            audit_record(
+                actor_kind=ActorKind.MERCHANT,
+                actor_id=terminal.pk,
+                action="bench.entry",
+                obj=terminal,
+                changes={"amount": Decimal("1.00")},
+            )
+
+    return json.dumps(
+        {
+            name: _mean_ms(call, n)
+            for name, call in (
+                ("create", create),
+                ("sell", sell),
+                ("settlement", settlement),
+                ("withdrawal", withdrawal),
+                ("audit", audit),
+            )
+        }
+    )
+
+
+COMMANDS = {
+    "paths-setup": paths_setup,
+    "cabinet-sessions": cabinet_sessions,
+    "cabinet-poll-sql": cabinet_poll_sql,
+    "inprocess-costs": inprocess_costs,
+}
