@@ -7,12 +7,19 @@ platform account, False for the live one). Each movement runs in one transaction
 locks the balance row first, changes it, and appends a Transaction (with
 `balance_after`) where money is posted; the database's CHECKs refuse a negative figure.
 A trader's and the platform's row is made on first use.
+
+A movement inside a caller's transaction (an order closing, a settlement decided)
+joins it rather than opening a savepoint of its own: each one checks everything it
+refuses before it writes, so a refusal leaves the caller's transaction as it was, and
+a database error reaches the caller's own savepoint or transaction, which undoes it
+whole. Alone, a movement is its own transaction.
 """
 
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import wraps
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
 
@@ -34,6 +41,20 @@ from .models import (
 
 class LedgerError(ServiceError):
     code = ErrorCode.LEDGER_ERROR
+
+
+def _movement(function):
+    """Run in the caller's transaction when there is one (no savepoint: two round
+    trips fewer per movement), else in a transaction of its own."""
+
+    @wraps(function)
+    def run(*args, **kwargs):
+        if connection.in_atomic_block:
+            return function(*args, **kwargs)
+        with transaction.atomic():
+            return function(*args, **kwargs)
+
+    return run
 
 
 def _account_filter(*, terminal_id=None, trader_id=None, platform: bool | None = None) -> dict:
@@ -111,7 +132,7 @@ def _positive(amount: Decimal) -> None:
         raise InvalidRequest("Amount must be positive")
 
 
-@transaction.atomic
+@_movement
 def balance_reserve(
     *, amount: Decimal, reference: str, terminal_id=None, trader_id=None
 ) -> Reserve:
@@ -138,7 +159,7 @@ def _close_reserve(reserve_id, state: str) -> tuple[Balance, Reserve]:
     return balance, reserve
 
 
-@transaction.atomic
+@_movement
 def balance_post(*, reserve_id, description: str, actor: str = "") -> Transaction:
     """The reserve leaves the books: frozen decreases, one withdrawal is recorded."""
     balance, reserve = _close_reserve(reserve_id, ReserveState.POSTED)
@@ -154,7 +175,7 @@ def balance_post(*, reserve_id, description: str, actor: str = "") -> Transactio
     )
 
 
-@transaction.atomic
+@_movement
 def balance_void(*, reserve_id) -> Reserve:
     """The reserve goes back: frozen -> available, nothing is posted."""
     balance, reserve = _close_reserve(reserve_id, ReserveState.VOIDED)
@@ -164,7 +185,7 @@ def balance_void(*, reserve_id) -> Reserve:
     return reserve
 
 
-@transaction.atomic
+@_movement
 def balance_credit(
     *,
     amount: Decimal,
@@ -194,7 +215,7 @@ def balance_credit(
     )
 
 
-@transaction.atomic
+@_movement
 def balance_debit(
     *,
     amount: Decimal,
@@ -229,7 +250,7 @@ def balance_debit(
     )
 
 
-@transaction.atomic
+@_movement
 def balance_unfreeze(*, trader_id, amount: Decimal) -> Balance:
     """A Pending Buy's working deposit goes back to the trader's available."""
     balance = account_lock(trader_id=trader_id)

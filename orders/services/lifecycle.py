@@ -34,14 +34,15 @@ class OrderNotPending(Conflict):
     code = ErrorCode.ORDER_NOT_PENDING
 
 
-def _lock(order_id, *, with_balance: bool) -> Order:
-    """Balance first, then the order: the one lock order every writer follows."""
-    if with_balance:
-        terminal_id = (
-            Order.objects.filter(pk=order_id).values_list("terminal_id", flat=True).first()
-        )
-        if terminal_id is None:
-            raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
+def _lock(order_id, *, status: str | None = None) -> Order:
+    """Balance first, then the order: the one lock order every writer follows. The
+    merchant's balance is locked when the move to `status` touches it (a Sell's
+    reserve, a Buy's credit on Completed; always when no status is given)."""
+    row = Order.objects.filter(pk=order_id).values_list("side", "terminal_id").first()
+    if row is None:
+        raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
+    side, terminal_id = row
+    if status is None or side == Side.SELL or status == OrderStatus.COMPLETED:
         balance_lock(terminal_id=terminal_id)
     order = (
         Order.objects.select_for_update(of=("self",))
@@ -202,17 +203,12 @@ def _settle_trader(order: Order, status: str) -> None:
         )
 
 
-def _needs_balance(order_id, status: str) -> bool:
-    side = Order.objects.filter(pk=order_id).values_list("side", flat=True).first()
-    return side == Side.SELL or status == OrderStatus.COMPLETED
-
-
 def _transition(order_id, status: str, *, actor: str, paid_amount: Decimal | None = None) -> Order:
     """Move a Pending order to `status`; an order already past expiry expires instead
     and the caller gets 409, as if the sweep had run first."""
     overdue = False
     with transaction.atomic():
-        order = _lock(order_id, with_balance=_needs_balance(order_id, status))
+        order = _lock(order_id, status=status)
         if order.is_overdue:
             _close(order, OrderStatus.EXPIRED, actor="expiry")
             overdue = True
@@ -242,7 +238,7 @@ def order_expire_now(*, order_id, actor: str) -> Order:
 def order_expire(*, order_id) -> Order | None:
     """Expire one order if it is still Pending and due; None when there is nothing to do."""
     with transaction.atomic():
-        order = _lock(order_id, with_balance=_needs_balance(order_id, OrderStatus.EXPIRED))
+        order = _lock(order_id, status=OrderStatus.EXPIRED)
         if not order.is_overdue:
             return None
         return _close(order, OrderStatus.EXPIRED, actor="expiry")
@@ -268,7 +264,7 @@ def order_complete_by_dispute(*, order_id, paid_amount: Decimal, actor: str) -> 
     disputed amount; the merchant is credited that amount less the fee on it.
     Returns None when the order is not such an order (the decision is recorded only)."""
     with transaction.atomic():
-        order = _lock(order_id, with_balance=True)
+        order = _lock(order_id)
         if not order.completable_by_dispute:
             return None
         order.paid_amount = quantize_money(paid_amount)
