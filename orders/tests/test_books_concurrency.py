@@ -53,10 +53,10 @@ def _plan_nodes(plan: dict):
         yield from _plan_nodes(child)
 
 
-@pytest.mark.postgres
-@pytest.mark.skipif(not POSTGRES, reason="needs DATABASE_URL=postgres://…")
-@pytest.mark.django_db
-def test_the_amount_check_probes_the_unique_index_whatever_the_pending_count():
+def _probes_of_the_slice(pending: int, *settings: str) -> tuple[list[dict], int]:
+    """40 requisites of one method holding `pending` Pending Buys (amounts 1000, 1001,
+    ... one per requisite in turn), analyzed; the slice's plan for ten candidate
+    amounts: the nodes that read the orders table, and the rows the slice returned."""
     method = PaymentMethodFactory()
     shop = TerminalFactory(methods=[method])
     trader = TraderFactory()
@@ -71,8 +71,6 @@ def test_the_amount_check_probes_the_unique_index_whatever_the_pending_count():
         fee_amount=Decimal(0),
         status="Pending",
     )
-    # 3,000 Pending orders over the slice's requisites, a few of them of the amounts
-    # asked for below
     Order.objects.bulk_create(
         [
             Order(
@@ -84,7 +82,7 @@ def test_the_amount_check_probes_the_unique_index_whatever_the_pending_count():
                 user_id=f"user-{i % 7}",
                 **common,
             )
-            for i in range(3000)
+            for i in range(pending)
         ]
     )
     with connection.cursor() as cursor:
@@ -99,6 +97,8 @@ def test_the_amount_check_probes_the_unique_index_whatever_the_pending_count():
         sandbox=False,
     )
     with connection.cursor() as cursor:
+        for setting in settings:
+            cursor.execute(f"SET LOCAL {setting}")
         cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", params)
         (plan,) = cursor.fetchone()
     plan = json.loads(plan) if isinstance(plan, str) else plan
@@ -108,9 +108,34 @@ def test_the_amount_check_probes_the_unique_index_whatever_the_pending_count():
         if node.get("Relation Name") == Order._meta.db_table
     ]
     assert len(probes) == len(amounts), json.dumps(plan, indent=1)
+    return probes, plan[0]["Plan"]["Actual Rows"]
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not POSTGRES, reason="needs DATABASE_URL=postgres://…")
+@pytest.mark.django_db
+def test_the_amount_check_probes_the_unique_index_whatever_the_pending_count():
+    probes, _ = _probes_of_the_slice(3000)
     for node in probes:
         assert node["Node Type"] == "Index Only Scan", node
         assert node["Index Name"] == matching.SLOT_CONSTRAINT, node
         assert node.get("Rows Removed by Filter", 0) == 0, node
         assert node.get("Rows Removed by Index Recheck", 0) == 0, node
         assert node["Actual Rows"] <= 1, node
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not POSTGRES, reason="needs DATABASE_URL=postgres://…")
+@pytest.mark.django_db
+def test_the_amount_check_is_a_probe_per_requisite_never_one_pass_over_the_pending():
+    """Written as EXISTS, the check may be planned as one hashed pass over every
+    Pending order of the amount (the planner's choice whenever probing looks dearer
+    than one pass, as with statistics that lag); the LIMIT 1 scalar form has no such
+    plan and stays a probe per requisite read. Index scans are switched off here so
+    that one pass looks cheapest: the EXISTS form turns into it, this one cannot."""
+    probes, rows = _probes_of_the_slice(
+        400, "enable_indexscan = off", "enable_indexonlyscan = off", "enable_bitmapscan = off"
+    )
+    assert rows == matching.CHUNK
+    for node in probes:
+        assert node["Actual Loops"] == rows, node
