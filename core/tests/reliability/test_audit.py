@@ -294,6 +294,11 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
 
         def create(self, body, headers=SHOP):
             response, t0, t1 = self.send("POST", "/api/v1/order/", json=body, headers=headers)
+            self.created(body, response, t0, t1)
+            return response
+
+        def created(self, body, response, t0, t1):
+            """Check a creation's answer against the model; a 201 joins the model."""
 
             def agrees(outcome):
                 if outcome.status != response.status_code:
@@ -316,7 +321,6 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
             )
             if outcome.status == 201:
                 self.model.apply_create(body, outcome, response.json(), t1)
-            return response
 
         # --- merchants --------------------------------------------------------------
 
@@ -802,7 +806,7 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
             # Each answer on its own, in the order they finished.
             for (kind, what), (answer, t0, t1) in sorted(outcomes, key=lambda o: o[1][2]):
                 if kind == "create":
-                    self.created_in_burst(what, answer, t0, t1)
+                    self.created(what, answer, t0, t1)
                 elif kind == "confirm":
                     self.confirmed(what[0], what[1], answer, t0, t1)
                 elif kind == "cancel":
@@ -821,20 +825,6 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
                     self.decided(*what)
             # What the sweep (or a creation on its way) expired.
             self.expired_meanwhile()
-
-        def created_in_burst(self, body, response, t0, t1):
-            def agrees(outcome):
-                return outcome.status == response.status_code
-
-            outcome = self.settle(
-                lambda model, now: model.predict_create(body, now),
-                agrees,
-                t0,
-                t1,
-                f"create {body} -> {response.status_code} {response.text[:300]}",
-            )
-            if outcome.status == 201:
-                self.model.apply_create(body, outcome, response.json(), t1)
 
         def expired_meanwhile(self):
             from orders.models import Order
