@@ -4,7 +4,9 @@
 import json
 
 import httpx
+import pytest
 from paymentsvc_client import Client
+from paymentsvc_client.errors import NotFoundError
 
 ANSWER = {
     "success": True,
@@ -21,7 +23,10 @@ def test_availability_sends_creations_body_without_client_order_id():
 
     def answer(request: httpx.Request) -> httpx.Response:
         sent.append(json.loads(request.content))
-        return httpx.Response(200, json=ANSWER)
+        if request.url.path.endswith("/availability"):
+            return httpx.Response(200, json=ANSWER)
+        # Creation is refused: only the body it carried matters here.
+        return httpx.Response(404, json={"success": False, "message": "No", "code": "x"})
 
     fields = dict(
         order_side="Buy",
@@ -35,10 +40,8 @@ def test_availability_sends_creations_body_without_client_order_id():
     )
     with Client("http://service.test", "key", transport=httpx.MockTransport(answer)) as client:
         client.orders.availability(**fields)
-        try:
+        with pytest.raises(NotFoundError):
             client.orders.create(client_order_id="c-1", **fields)
-        except Exception:  # the canned answer is no order; only the body matters here
-            pass
     availability, creation = sent
     assert creation == {"client_order_id": "c-1", **availability}
     assert list(creation)[:3] == ["client_order_id", "order_side", "amount"]
