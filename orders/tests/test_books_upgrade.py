@@ -23,7 +23,12 @@ from finance.models import AccountKind, Balance, Transaction
 from finance.services import balance_unfreeze, ledger_check
 from finance.tests.factories import TerminalFactory
 from orders.models import Order, OrderStatus
-from orders.services import order_cancel, order_confirm, order_expire_due
+from orders.services import (
+    order_cancel,
+    order_complete_by_dispute,
+    order_confirm,
+    order_expire_due,
+)
 from orders.tests.factories import (
     RequisiteFactory,
     TraderFactory,
@@ -142,4 +147,15 @@ def test_a_buy_from_before_the_books_is_cancelled_or_expired_without_unfreezing(
     assert merchant == (D("10475.00"), D(0))
     assert trader_now == (D("812.50"), D(0))
     assert platform == D("12.50")
+    assert ledger_check() == []
+
+
+def test_an_accepted_dispute_completes_a_buy_from_before_the_books_on_the_merchant_only(world):
+    method, shop, trader = world
+    (old,) = made_before_the_books(method, shop, trader, "600.00")
+    order_cancel(order_id=old.pk, actor="test")
+    done = order_complete_by_dispute(order_id=old.pk, paid_amount=D("600.00"), actor="operator")
+    assert done.status == OrderStatus.COMPLETED and done.trader_reward is None
+    # 600 - 5 % = 570 to the merchant; the trader's 1300.00 untouched, no revenue.
+    assert figures(shop, trader) == ((D("10570.00"), D(0)), (D("1300.00"), D(0)), D(0))
     assert ledger_check() == []
