@@ -14,9 +14,12 @@ from .models import Order, OrderStatus
 
 
 def pending_buys_frozen() -> dict:
-    """{trader balance id: the amounts of its Pending Buys}."""
+    """{trader balance id: the amounts of its Pending Buys} (those made before the
+    books froze nothing)."""
     held = (
-        Order.objects.filter(status=OrderStatus.PENDING, side=Side.BUY, trader_id__isnull=False)
+        Order.objects.filter(
+            status=OrderStatus.PENDING, side=Side.BUY, trader_id__isnull=False, before_books=False
+        )
         .values("trader_id")
         .annotate(s=Sum("amount"))
     )

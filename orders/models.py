@@ -123,6 +123,9 @@ class Order(models.Model):
     trader_reward_percent = models.DecimalField(
         max_digits=7, decimal_places=2, default=0, verbose_name=_("trader reward percent")
     )
+    # A Buy that was Pending when the books came (docs/money.md#orders-older-than-the-books):
+    # nothing frozen on its trader, so its close moves only the merchant, as before.
+    before_books = models.BooleanField(default=False, verbose_name=_("before the books"))
     reserve = models.OneToOneField(
         Reserve,
         on_delete=models.PROTECT,

@@ -48,6 +48,9 @@ class Settlement(models.Model):
         Trader, null=True, blank=True, on_delete=models.PROTECT, related_name="settlements"
     )
     amount = MoneyField(pgettext_lazy("settlement", "amount"))
+    # The world its money belongs to: live money, or the sandbox's test money. It is
+    # the account's own world, always: a settlement never moves money across.
+    sandbox = models.BooleanField(pgettext_lazy("settlement", "sandbox"), default=False)
     destination = models.CharField(
         pgettext_lazy("settlement", "destination"), max_length=255, blank=True
     )

@@ -5,6 +5,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from audit.models import ActorKind
 from audit.services import audit_record
@@ -80,6 +81,25 @@ def _account(kind: str, account) -> dict:
     return {"trader": trader}
 
 
+def _same_world(account: dict, *, sandbox: bool) -> None:
+    """Live money never goes to a sandbox account and sandbox money never to a live
+    one: 400 naming `account` when the account's world is not the settlement's."""
+    owner = next(iter(account.values()))
+    if owner.sandbox == sandbox:
+        return
+    if owner.sandbox:
+        message = _(
+            "This account is a sandbox one and the settlement is live money: "
+            "live money never goes to a sandbox account."
+        )
+    else:
+        message = _(
+            "This account is live and the settlement is the sandbox's test money: "
+            "test money never goes to a live account."
+        )
+    raise InvalidRequest(message, errors={"account": [message]})
+
+
 def _freeze(settlement: Settlement) -> None:
     account = (
         {"terminal_id": settlement.terminal_id}
@@ -91,21 +111,28 @@ def _freeze(settlement: Settlement) -> None:
     )
 
 
-def settlement_enter(*, kind: str, account, amount, comment: str = "", operator) -> Settlement:
+def settlement_enter(
+    *, kind: str, account, amount, comment: str = "", operator, sandbox: bool = False
+) -> Settlement:
     """An operator enters a deposit or a withdrawal; it waits for another operator. A
-    withdrawal is frozen now (402 when the available balance does not cover it)."""
+    withdrawal is frozen now (402 when the available balance does not cover it).
+    `sandbox`: the settlement is the sandbox's test money (live money otherwise); the
+    account must be of the same world (400 otherwise, nothing moved)."""
     if kind not in SettlementKind.values:
         allowed = ", ".join(SettlementKind.values)
         raise InvalidRequest(f"Unknown kind; allowed: {allowed}", errors={"kind": [allowed]})
     amount = amount_parse(amount)
     comment = text_check(comment, field="comment", required=False)
+    owner = _account(kind, account)
+    _same_world(owner, sandbox=sandbox)
     with transaction.atomic():
         settlement = Settlement(
             kind=kind,
             amount=amount,
             comment=comment,
+            sandbox=sandbox,
             entered_by=operator,
-            **_account(kind, account),
+            **owner,
         )
         if kind in WITHDRAWALS:
             _freeze(settlement)
@@ -115,7 +142,12 @@ def settlement_enter(*, kind: str, account, amount, comment: str = "", operator)
             actor_id=operator.get_username(),
             action="settlement.enter",
             obj=settlement,
-            changes={"kind": kind, "amount": amount, "account": str(account)},
+            changes={
+                "kind": kind,
+                "amount": amount,
+                "account": str(account),
+                "sandbox": sandbox,
+            },
         )
     return settlement
 
@@ -131,6 +163,7 @@ def withdrawal_request(
         settlement = Settlement(
             kind=SettlementKind.MERCHANT_WITHDRAWAL,
             terminal=terminal,
+            sandbox=terminal.sandbox,
             amount=amount,
             destination=destination,
             comment=comment,
@@ -167,6 +200,8 @@ def settlement_decide(*, settlement_id, approve: bool, operator) -> Settlement:
             raise Conflict(f"Settlement is already {settlement.status}", code=ErrorCode.CONFLICT)
         actor = operator.get_username()
         if approve:
+            # The account's world may have been switched since it was entered.
+            _same_world({"owner": settlement.account}, sandbox=settlement.sandbox)
             settlement.transaction = _post(settlement, actor=actor)
             settlement.status = SettlementStatus.COMPLETED
         else:

@@ -32,6 +32,14 @@ class SettlementForm(forms.Form):
     comment = forms.CharField(
         label=pgettext_lazy("settlement", "comment"), max_length=255, required=False
     )
+    sandbox = forms.BooleanField(
+        label=pgettext_lazy("settlement", "sandbox"),
+        required=False,
+        help_text=gettext_lazy(
+            "The sandbox's test money, for a sandbox terminal or trader; "
+            "live money otherwise. Never across."
+        ),
+    )
 
 
 def _context(request, **extra) -> dict:
@@ -53,6 +61,7 @@ def settlement_new(request):
                 amount=data["amount"],
                 comment=data["comment"],
                 operator=request.user,
+                sandbox=data["sandbox"],
             )
         except ServiceError as exc:
             errors = getattr(exc, "errors", None) or {}

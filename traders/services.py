@@ -1,11 +1,11 @@
 """What a trader does, through the orders services: confirm or decline an order (a
 Buy's confirm may state another amount received), switch a requisite on or off."""
 
-import re
 from decimal import Decimal
 
 from django.utils.translation import gettext_lazy as _
 
+from core.amounts import AmountError, paid_amount_problem, read_amount
 from core.errors import InvalidRequest
 from finance.models import Side
 from orders.audited import order_act_audited
@@ -22,32 +22,32 @@ class PaidAmountInvalid(InvalidRequest):
     """The amount received as typed cannot be taken; its message says why."""
 
 
-_DIGITS = re.compile(r"\d{1,12}(?:\.\d+)?")
+# The cabinet's own words for what core.amounts finds wrong with a typed amount.
+_WORDS = {
+    "invalid": _("Write the amount in digits, e.g. 3100.50."),
+    "too_large": _("Write the amount in digits, e.g. 3100.50."),
+    "decimals": _("At most two digits after the decimal point."),
+    "separator": _("Write the amount without separators inside it, e.g. 3100.50."),
+    "exponent": _("Write the amount without an exponent."),
+    "zero": _("The amount must be above zero."),
+    "negative": _("The amount must be above zero."),
+}
 
 
 def paid_amount_parse(raw: str, *, amount: Decimal) -> Decimal:
     """The amount a trader says arrived on a Buy, as typed (`3100.50` or `3100,50`):
-    above zero, at most twice the order's amount, at most two decimals."""
+    read by core.amounts' rules (read_amount, paid_amount_problem), said in the
+    cabinet's words."""
     text = (raw or "").strip()
     if not text:
         raise PaidAmountInvalid(str(_("Enter the amount received.")))
-    if text.startswith("-"):
-        raise PaidAmountInvalid(str(_("The amount must be above zero.")))
-    if "e" in text.lower():
-        raise PaidAmountInvalid(str(_("Write the amount without an exponent.")))
-    if text.count(",") + text.count(".") > 1 or re.search(r"\s|_|'", text):
-        raise PaidAmountInvalid(
-            str(_("Write the amount without separators inside it, e.g. 3100.50."))
-        )
-    text = text.replace(",", ".")
-    if not _DIGITS.fullmatch(text):
-        raise PaidAmountInvalid(str(_("Write the amount in digits, e.g. 3100.50.")))
-    if "." in text and len(text.split(".")[1]) > 2:
-        raise PaidAmountInvalid(str(_("At most two digits after the decimal point.")))
-    value = Decimal(text)
-    if value <= 0:
-        raise PaidAmountInvalid(str(_("The amount must be above zero.")))
-    if value > amount * 2:
+    if text.count(",") == 1 and "." not in text:
+        text = text.replace(",", ".")  # the decimal comma people type
+    try:
+        value = read_amount(text)
+    except AmountError as error:
+        raise PaidAmountInvalid(str(_WORDS[error.code])) from None
+    if paid_amount_problem(value, amount=amount):
         raise PaidAmountInvalid(str(_("The amount can be at most twice the order's amount.")))
     return value
 

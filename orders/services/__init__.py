@@ -12,15 +12,9 @@ from .lifecycle import (
     order_expire_due,
     order_expire_now,
 )
-from .placement import (
-    CUSTOMER_BANKS,
-    OrderAvailability,
-    customer_bank_normalize,
-    order_availability,
-    order_create,
-    order_validate_request,
-)
+from .placement import OrderAvailability, order_availability, order_create
 from .pricing import LIMITS_MESSAGE, fee_range_for, method_offered_as_button, method_resolve
+from .request_rules import CUSTOMER_BANKS, customer_bank_normalize, order_validate_request
 from .sandbox import (
     SandboxAction,
     order_simulate,

@@ -146,8 +146,11 @@ def _settle_trader(order: Order, status: str) -> None:
     merchant, order, load row, trader, platform). A Pending Buy's working deposit is
     unfrozen; on Completed a Buy debits the trader paid_amount (order_buy) in that
     same row update, a Sell credits it the amount (order_sell); then the reward, and
-    the platform's revenue fee_amount - reward. Merchant + trader + platform = 0."""
-    if order.trader_id is None:
+    the platform's revenue fee_amount - reward. Merchant + trader + platform = 0.
+    A Buy made before the books (`before_books`) froze nothing: it closes as it would
+    have then, the merchant's side only (no reward written, so the three-sided check
+    leaves it out as it does orders completed before the books)."""
+    if order.trader_id is None or order.before_books:
         return
     frozen = order.amount if order.side == Side.BUY and order.status == OrderStatus.PENDING else 0
     if status != OrderStatus.COMPLETED:

@@ -66,10 +66,15 @@ class _Chunks:
     write = True  # off for availability: nothing is written
 
     def __init__(
-        self, methods: list[PaymentMethod], side: str, amounts: list[Decimal], sandbox: bool
+        self,
+        methods: list[PaymentMethod],
+        side: str,
+        amounts: list[Decimal],
+        sandbox: bool,
+        freed=None,  # a freed.Freed (availability): overdue holders counted as free
     ):
         self.methods = {method.pk: method for method in methods}
-        self.side, self.amounts, self.sandbox = side, amounts, sandbox
+        self.side, self.amounts, self.sandbox, self.freed = side, amounts, sandbox, freed
         self.start = uuid.uuid4()
         self.after, self.wrapped = None, False
         self.loaded: list[list[Candidate]] = []
@@ -102,6 +107,7 @@ class _Chunks:
             arcs=arcs,
             sandbox=self.sandbox,
             write=self.write,
+            freed=self.freed,
         )
         if rows:
             self.after = rows[-1].pk
@@ -113,7 +119,13 @@ class _Chunks:
 
 
 def slice_sql(
-    *, methods: dict, side: str, amounts: list[Decimal], arcs: list, sandbox: bool
+    *,
+    methods: dict,
+    side: str,
+    amounts: list[Decimal],
+    arcs: list,
+    sandbox: bool,
+    deposit_floor: Decimal | None = None,
 ) -> tuple[str, list]:
     """The slice's statement and its parameters (see `_slice`).
 
@@ -125,7 +137,8 @@ def slice_sql(
 
     A Buy reads only requisites whose trader's deposit covers the smallest candidate
     amount and whose own range (min_amount, max_amount) lets some candidate in;
-    Candidate keeps the figures to judge each amount.
+    Candidate keeps the figures to judge each amount. `deposit_floor` lowers that
+    deposit bar (availability counting overdue Buys' frozen money as free).
     """
     today = load.utc_day()
     key = Requisite._meta.pk
@@ -153,7 +166,7 @@ def slice_sql(
             f" INNER JOIN {BALANCES} b ON b.trader_id = t.id"
             f" AND b.kind = '{AccountKind.TRADER.value}' AND b.available >= %s"
         )
-        deposit_params = [low]
+        deposit_params = [low if deposit_floor is None else db_money(deposit_floor)]
         available = "b.available"
     else:
         deposit, deposit_params, available = "", [], "NULL"
@@ -192,7 +205,14 @@ def slice_sql(
 
 
 def _slice(
-    *, methods: dict, side: str, amounts: list[Decimal], arcs: list, sandbox: bool, write=True
+    *,
+    methods: dict,
+    side: str,
+    amounts: list[Decimal],
+    arcs: list,
+    sandbox: bool,
+    write=True,
+    freed=None,  # a freed.Freed (availability): overdue holders counted as free
 ) -> list["Candidate"]:
     """Up to CHUNK eligible requisites (of sandbox traders for a sandbox order, of live
     ones for a live order: never across), taken along `arcs` (id ranges) in order, each
@@ -209,10 +229,16 @@ def _slice(
     the INSERT against the unique index decide. A requisite without a load row yet
     gets one, counted from its orders.
     """
-    sql, params = slice_sql(methods=methods, side=side, amounts=amounts, arcs=arcs, sandbox=sandbox)
+    floor = None if freed is None else freed.deposit_floor(min(amounts))
+    sql, params = slice_sql(
+        methods=methods, side=side, amounts=amounts, arcs=arcs, sandbox=sandbox, deposit_floor=floor
+    )
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = [Candidate(values, methods, amounts) for values in cursor.fetchall()]
+    if freed is not None:
+        for row in rows:
+            freed.apply(row)
     missing = [row.pk for row in rows if not row.has_load]
     if missing and write:  # availability (write off) counts them as empty
         load.requisite_load_ensure(requisite_ids=missing)
@@ -296,14 +322,16 @@ def candidates(
     amounts: list[Decimal],
     sandbox: bool = False,
     write: bool = True,
+    freed=None,
 ) -> Iterator[tuple["Candidate", Decimal]]:
     """(requisite, amount) pairs free at this moment, best first.
 
     Amounts closest to what was asked come first. Requisites are visited in random
     chunks, the least busy first within a chunk, so load spreads out and the cost of a
-    match does not grow with the number of requisites a method has.
+    match does not grow with the number of requisites a method has. `freed`
+    (availability's, a freed.Freed): overdue orders' holds counted as free.
     """
-    chunks = _Chunks(methods, side, amounts, sandbox)
+    chunks = _Chunks(methods, side, amounts, sandbox, freed)
     chunks.write = write
     for amount in amounts:
         for chunk in chunks:

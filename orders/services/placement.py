@@ -25,66 +25,12 @@ from ..models import Order
 from . import matching
 from .antifraud import antifraud_check
 from .events import emit_event
+from .freed import Freed
 from .lifecycle import order_expire
 from .load import requisite_load_take, utc_day
 from .pricing import fee_range_for, method_resolve
+from .request_rules import customer_bank_normalize, order_validate_request
 from .sandbox import sandbox_action_for, sandbox_refusal_check, sandbox_schedule
-
-CUSTOMER_BANKS = {"sberbank", "vtb", "tinkoff", "alfabank"}
-
-
-def customer_bank_normalize(value: str, *, field: str) -> str:
-    """The bank's slug in lower case; 400 naming `field` when it is not one we know."""
-    bank = value.lower()
-    if bank not in CUSTOMER_BANKS:
-        allowed = ", ".join(sorted(CUSTOMER_BANKS))
-        raise InvalidRequest(
-            f"Unknown customer_bank; allowed: {allowed}", errors={field: [f"Allowed: {allowed}"]}
-        )
-    return bank
-
-
-def order_validate_request(
-    *,
-    terminal: Terminal,
-    side: str,
-    payment_method_id=None,
-    method_type=None,
-    nspk_code=None,
-    customer_account=None,
-) -> None:
-    """The request-shape rules that need no database, in the contract's order."""
-    if payment_method_id is not None and method_type is not None:
-        raise InvalidRequest(
-            "Pass either payment_method_id or method_type, not both",
-            errors={"payment_method_id": ["Cannot be combined with method_type"]},
-        )
-    if payment_method_id is None and method_type is None:
-        raise InvalidRequest(
-            code=ErrorCode.PAYMENT_METHOD_REQUIRED,
-            errors={"payment_method_id": [message_for(ErrorCode.PAYMENT_METHOD_REQUIRED)]},
-        )
-    if nspk_code is not None and method_type is None:
-        raise InvalidRequest(
-            "nspk_code is only accepted together with method_type",
-            errors={"nspk_code": ["Only accepted together with method_type"]},
-        )
-    if terminal.integration_type == "order_with_form" and side == Side.SELL:
-        raise InvalidRequest(
-            "Only Buy orders are supported for this terminal's integration type (order_with_form)",
-            code=ErrorCode.SELL_NOT_SUPPORTED,
-            errors={"order_side": ["Only Buy is supported for order_with_form terminals"]},
-        )
-    if side == Side.BUY and customer_account is not None:
-        raise InvalidRequest(
-            "customer_account must be null for Buy orders",
-            errors={"customer_account": ["Must be null for Buy orders"]},
-        )
-    if side == Side.SELL and not customer_account:
-        raise InvalidRequest(
-            code=ErrorCode.CUSTOMER_ACCOUNT_REQUIRED,
-            errors={"customer_account": ["Required for Sell orders"]},
-        )
 
 
 class OrderAvailability(NamedTuple):
@@ -138,15 +84,24 @@ def order_create(
         form_session=form_session,
         actor=actor or f"merchant:{terminal.pk}",
     )
+    return _order_place_freeing_overdue(place, write=True)
+
+
+def _order_place_freeing_overdue(place: dict, *, write: bool) -> Order | OrderAvailability:
+    """Creation's and availability's one way to match. A Pending order past its
+    expiry holds its (requisite, amount), its place under the caps and a Buy's frozen
+    deposit until the sweep expires it. Rather than look for such orders on every
+    creation, free them when they may be what stood in the way, and match once more:
+    creation expires them; availability (`write` off) counts what that would free
+    and writes nothing."""
     try:
-        return _order_place(**place)
+        return _order_place(**place, write=write)
     except NoAvailableTraders:
-        # A Pending order past its expiry holds its (requisite, amount) until the
-        # sweep expires it. Rather than look for such orders on every creation, free
-        # them when they may be what stood in the way, and match once more.
         overdue = matching.overdue_holders(methods=place["methods"], amounts=place["amounts"])
         if not overdue:
             raise
+        if not write:
+            return _order_place(**place, write=False, freed=Freed(overdue))
         for overdue_id in overdue:
             order_expire(order_id=overdue_id)
         return _order_place(**place)
@@ -160,11 +115,18 @@ def order_availability(
     rules (the same 4xx) and the same matcher query, with nothing locked or written:
     no order, no reserve, no load row, no event."""
     place = _order_request(terminal=terminal, **request)
-    place.update(client_order_id="", customer_name=None, user_id=user_id, webhook_url=None)
+    place.update(
+        client_order_id="",
+        customer_name=None,
+        user_id=user_id,
+        webhook_url=None,
+        form_session=None,
+        actor="",
+    )
     fee_range = place["fee_range"]
     try:
         sandbox_refusal_check(terminal=terminal, amount=place["amount"])
-        return _order_place(**place, form_session=None, actor="", write=False)
+        return _order_place_freeing_overdue(place, write=False)
     except NoAvailableTraders:
         fee_amount = fee_for(place["amount"], rate=fee_range.fee, fixed=fee_range.fixed_fee)
         return OrderAvailability(False, place["method"], place["amount"], fee_amount)
@@ -248,6 +210,7 @@ def _order_place(
     form_session: Callable[[Order], str] | None,
     actor: str,
     write: bool = True,
+    freed: Freed | None = None,
 ) -> Order | OrderAvailability:
     """One try at creating the order, in one transaction: the anti-fraud cap, a Sell's
     reserve, then candidates (requisite, amount) in turn, each in a savepoint: the
@@ -255,7 +218,8 @@ def _order_place(
     requisite's caps (a conditional UPDATE of its load row) last.
 
     With `write` off (availability) the same checks read and refuse alike, nothing is
-    locked or written, and the matcher's first candidate is the answer."""
+    locked or written, and the matcher's first candidate is the answer; `freed`: what
+    expiring overdue holders would free, counted as free."""
     ttl = settings.ORDER_TTL_BUY_SECONDS if side == Side.BUY else settings.ORDER_TTL_SELL_SECONDS
     with transaction.atomic() if write else nullcontext():
         if user_id is not None:
@@ -280,7 +244,12 @@ def _order_place(
         order, full, short = None, set(), set()
         livemode = terminal.livemode
         for requisite, chosen in matching.candidates(
-            methods=methods, side=side, amounts=amounts, sandbox=not livemode, write=write
+            methods=methods,
+            side=side,
+            amounts=amounts,
+            sandbox=not livemode,
+            write=write,
+            freed=freed,
         ):
             if requisite.pk in full or requisite.trader_id in short:
                 continue

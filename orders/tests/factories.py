@@ -16,6 +16,16 @@ from orders.models import Order, Requisite, Trader
 from orders.services import order_create, trader_key_issue
 
 
+def rewarded_method():
+    """A method charging 5 % on a Buy (3 % + 50.00 on a Sell) whose trader's reward is
+    2.5 % of a Buy's paid amount and 1.5 % of a Sell's amount: the books' examples."""
+    method = PaymentMethodFactory()
+    for fee_range in method.ranges.all():
+        fee_range.trader_reward_percent = Decimal("2.5" if fee_range.side == "Buy" else "1.5")
+        fee_range.save()
+    return method
+
+
 class TraderFactory(DjangoModelFactory):
     class Meta:
         model = Trader

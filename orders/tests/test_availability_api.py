@@ -1,8 +1,10 @@
 """POST /api/v1/order/availability: creation's checks and matcher, nothing written."""
 
+from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from conftest import buy_body, sell_body
 from core.models import IdempotencyRecord
@@ -11,7 +13,7 @@ from finance.models import Balance, Reserve, Transaction
 from finance.tests.factories import PaymentMethodFactory, TerminalFactory
 from forms_ui.models import FormSession
 from orders.models import Order, RequisiteLoad
-from orders.tests.factories import RequisiteFactory, buy_order
+from orders.tests.factories import RequisiteFactory, TraderFactory, buy_order
 from webhooks.models import WebhookEvent
 
 URL = "/api/v1/order/availability"
@@ -114,6 +116,58 @@ def test_a_requisite_without_its_load_row_is_left_without_one():
     answer = ApiClient(terminal.raw_key).post(URL, body).json()
     assert answer["available"] is True
     assert not RequisiteLoad.objects.filter(requisite=requisite).exists()
+
+
+def make_overdue(order) -> None:
+    Order.objects.filter(pk=order.pk).update(expires_at=timezone.now() - timedelta(seconds=5))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("unique_amount", [False, True])
+def test_an_overdue_holder_is_counted_free_as_creation_would_free_it(unique_amount):
+    """The only requisite's 1000.00 slot, its one Pending place (max_pending 1) and
+    the whole deposit of its trader (1000.00) are held by a Buy past its expiry that
+    the sweep has not reached: creation would expire it and match, so availability
+    says available, and changes nothing (the holder stays Pending)."""
+    method = PaymentMethodFactory()
+    terminal = TerminalFactory(methods=[method])
+    trader = TraderFactory(deposit="1000.00")
+    RequisiteFactory(method=method, trader=trader, max_pending=1)
+    holder = buy_order(terminal=terminal, method=method, amount="1000.00")
+    make_overdue(holder)
+    merchant = ApiClient(terminal.raw_key)
+    body = {"order_side": "Buy", "payment_method_id": str(method.pk), "amount": "1000.00"}
+    if unique_amount:
+        body["unique_amount"] = True
+    before = books()
+    answer = merchant.post(URL, body).json()
+    assert answer == {
+        "success": True,
+        "message": "OK",
+        "available": True,
+        "method_id": str(method.pk),
+        "amount": "1000.00",
+        "fee_amount": "50.00",
+    }
+    assert books() == before
+    assert Order.objects.get(pk=holder.pk).status == "Pending"
+
+    created = merchant.post(CREATE, {**body, "client_order_id": "after-the-overdue"})
+    assert created.status_code == 201, created.json()
+    assert created.json()["amount"] == "1000.00"
+    assert Order.objects.get(pk=holder.pk).status == "Expired"
+
+
+@pytest.mark.django_db
+def test_a_holder_still_in_time_keeps_its_place():
+    method = PaymentMethodFactory()
+    terminal = TerminalFactory(methods=[method])
+    RequisiteFactory(method=method, trader=TraderFactory(deposit="1000.00"))
+    buy_order(terminal=terminal, method=method, amount="1000.00")
+    body = {"order_side": "Buy", "payment_method_id": str(method.pk), "amount": "1000.00"}
+    merchant = ApiClient(terminal.raw_key)
+    assert merchant.post(URL, body).json()["available"] is False
+    assert merchant.post(CREATE, {**body, "client_order_id": "c"}).status_code == 500
 
 
 REFUSALS = {

@@ -16,21 +16,23 @@ from core.errors import InsufficientFunds, InvalidRequest, NoAvailableTraders
 from core.testing import ApiClient
 from finance.models import AccountKind, Balance, FeeRange, Transaction
 from finance.services import ledger_check
-from finance.tests.factories import PaymentMethodFactory, TerminalFactory
+from finance.tests.factories import TerminalFactory
 from orders.models import OrderStatus
 from orders.services import order_cancel, order_confirm, order_expire_now
-from orders.tests.factories import RequisiteFactory, TraderFactory, buy_order, sell_order
+from orders.tests.factories import (
+    RequisiteFactory,
+    TraderFactory,
+    buy_order,
+    rewarded_method,
+    sell_order,
+)
 
 D = Decimal
 
 
 @pytest.fixture
 def method(db):
-    method = PaymentMethodFactory()
-    for fee_range in method.ranges.all():
-        fee_range.trader_reward_percent = D("2.5") if fee_range.side == "Buy" else D("1.5")
-        fee_range.save()
-    return method
+    return rewarded_method()
 
 
 @pytest.fixture

@@ -150,6 +150,109 @@ def test_bad_input_is_the_forms_own_error_and_nothing_moves(demo, op1, data):
     assert (trader_balance(trader), shop_balance(demo), Transaction.objects.count()) == before
 
 
+def _accounts(demo, which: str):
+    """(kind, account) of the demo's live or sandbox terminal or trader."""
+    from orders.models import Trader
+
+    return {
+        "live terminal": ("merchant_deposit", demo.shop),
+        "sandbox terminal": ("merchant_deposit", demo.sandbox_shop),
+        "live trader": ("trader_deposit", demo.traders[0]),
+        "sandbox trader": ("trader_deposit", Trader.objects.get(sandbox=True)),
+    }[which]
+
+
+def _all_balances() -> list:
+    return sorted((str(b.pk), b.available, b.frozen) for b in Balance.objects.all())
+
+
+@pytest.mark.parametrize("kind_of", ["deposit", "withdrawal"])
+@pytest.mark.parametrize(
+    ("which", "sandbox_money", "says"),
+    [
+        ("sandbox terminal", False, "песочниц"),  # live money for a sandbox account
+        ("sandbox trader", False, "песочниц"),
+        ("live terminal", True, "тестовые деньги"),  # test money for a live account
+        ("live trader", True, "тестовые деньги"),
+    ],
+)
+def test_a_settlement_never_mixes_sandbox_and_live_money(
+    demo, op1, which, sandbox_money, says, kind_of
+):
+    kind, owner = _accounts(demo, which)
+    kind = kind.replace("deposit", kind_of)
+    before = (_all_balances(), Transaction.objects.count())
+    data = {"kind": kind, "account": str(owner.pk), "amount": "10.00"}
+    if sandbox_money:
+        data["sandbox"] = "on"
+    response = op1.post(NEW, data, HTTP_ACCEPT_LANGUAGE="ru")
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert "errorlist" in page and says in page, page
+    assert not Settlement.objects.exists()
+    assert (_all_balances(), Transaction.objects.count()) == before
+
+
+@pytest.mark.parametrize("which", ["sandbox terminal", "sandbox trader", "live trader"])
+def test_a_settlement_of_the_accounts_own_world_is_entered_and_approved(demo, op1, op2, which):
+    kind, owner = _accounts(demo, which)
+    sandbox = which.startswith("sandbox")
+    data = {"kind": kind, "account": str(owner.pk), "amount": "10.00"}
+    if sandbox:
+        data["sandbox"] = "on"
+    assert enter(op1, **data).status_code == 302
+    settlement = Settlement.objects.get()
+    assert settlement.sandbox is sandbox
+    listed = op2.get(LIST).content.decode()
+    assert ('data-testid="settlement-sandbox"' in listed) is sandbox
+    before = signed_sum_of(settlement.account)
+    op2.post(f"{LIST}{settlement.pk}/approve/")
+    settlement.refresh_from_db()
+    assert settlement.status == "completed"
+    assert signed_sum_of(settlement.account) == before + Decimal("10.00")
+    assert ledger_check() == []
+
+
+def signed_sum_of(owner) -> Decimal:
+    from finance.models import Terminal
+
+    if isinstance(owner, Terminal):
+        b = Balance.objects.get(terminal=owner)
+    else:
+        b = Balance.objects.filter(trader_id=owner.pk).first()
+    return b.total if b else Decimal(0)
+
+
+def test_a_settlement_whose_account_changed_world_is_not_approved(demo, op1, op2):
+    """A terminal switched to the sandbox after a live deposit was entered for it: the
+    approval is refused and nothing moves; a rejection still goes through."""
+    enter(op1, kind="merchant_deposit", account=str(demo.shop.pk), amount="10.00")
+    settlement = Settlement.objects.get()
+    demo.shop.sandbox = True
+    demo.shop.save(update_fields=["sandbox"])
+    before = (_all_balances(), Transaction.objects.count())
+    response = op2.post(f"{LIST}{settlement.pk}/approve/", follow=True, HTTP_ACCEPT_LANGUAGE="ru")
+    assert "песочниц" in response.content.decode()
+    settlement.refresh_from_db()
+    assert settlement.status == "awaiting_approval"
+    assert (_all_balances(), Transaction.objects.count()) == before
+    op2.post(f"{LIST}{settlement.pk}/reject/")
+    settlement.refresh_from_db()
+    assert settlement.status == "rejected"
+
+
+def test_a_sandbox_merchants_own_withdrawal_is_sandbox_money(demo, op1):
+    response = ApiClient("demo-sandbox-key").post(
+        "/api/v1/finance/withdrawals", {"amount": "10.00", "destination": "test"}
+    )
+    assert response.status_code == 201, response.json()
+    settlement = Settlement.objects.get()
+    assert settlement.sandbox is True
+    op1.post(f"{LIST}{settlement.pk}/approve/")
+    settlement.refresh_from_db()
+    assert settlement.status == "completed"
+
+
 def test_the_pages_are_russian_and_need_staff(demo, op1):
     page = op1.get(LIST, HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     assert "Новый расчёт" in page

@@ -40,6 +40,7 @@ class Range:
     high: Decimal
     rate: Decimal
     fixed: Decimal
+    reward: Decimal = Decimal(0)  # the trader's reward percent (traders.md §19)
 
 
 @dataclass
@@ -75,6 +76,7 @@ class Order:
     reserve: Decimal  # Sell: amount + fee_amount, frozen while Pending; Buy: 0
     expires_at: float
     user_id: str | None
+    reward_rate: Decimal = Decimal(0)
     status: str = PENDING  # as stored; shown as Expired once overdue
     paid_amount: Decimal | None = None
     events: list[str] = field(default_factory=lambda: ["order.created"])
@@ -101,11 +103,26 @@ class Mismatch(AssertionError):
 
 
 class Model:
-    def __init__(self, *, methods: list[Method], requisites: list[Requisite], available, frozen):
+    """The merchant's balance (`available`, `frozen`), each trader's working deposit
+    (`traders`: key -> [available, frozen]) and the platform's revenue (`platform`),
+    moved as traders.md §19 says."""
+
+    def __init__(
+        self,
+        *,
+        methods: list[Method],
+        requisites: list[Requisite],
+        available,
+        frozen,
+        traders: dict | None = None,
+        platform=0,
+    ):
         self.methods = {m.id: m for m in methods}
         self.requisites = requisites
         self.available = money(available)
         self.frozen = money(frozen)
+        self.traders = {k: [money(a), money(f)] for k, (a, f) in (traders or {}).items()}
+        self.platform = money(platform)
         self.orders: dict[str, Order] = {}
 
     def clone(self) -> Model:
@@ -243,6 +260,8 @@ class Model:
         if reserve:
             self.available -= reserve
             self.frozen += reserve
+        else:  # a Buy freezes its amount on the trader's working deposit
+            self._trader(match[0].trader_key, -chosen, chosen)
         created = Order(
             id=order["id"],
             client_order_id=body["client_order_id"],
@@ -257,6 +276,7 @@ class Model:
             reserve=reserve,
             expires_at=parse_ts(order["expires_at"]),
             user_id=body.get("user_id"),
+            reward_rate=fee_range.reward,
         )
         self.orders[created.id] = created
         return created
@@ -266,19 +286,40 @@ class Model:
     def expire(self, order: Order) -> None:
         self._close(order, EXPIRED)
 
-    def _close(self, order: Order, status: str) -> None:
+    def _trader(self, key: str, available: Decimal, frozen: Decimal = Decimal(0)) -> None:
+        held = self.traders.setdefault(key, [Decimal(0), Decimal(0)])
+        held[0] += available
+        held[1] += frozen
+
+    def _complete(self, order: Order, paid: Decimal) -> None:
+        """A Completed order's three sides: the merchant's, the trader's (a Pending
+        Buy's frozen amount released in the same move) and the platform's revenue."""
+        key = order.requisite.trader_key
+        if order.side == "Buy":
+            if paid != order.amount:
+                order.fee_amount = fee_for(paid, order.rate, order.fixed)
+            credit = paid - order.fee_amount
+            if credit > 0:
+                self.available += credit
+            unfreeze = order.amount if order.status == PENDING else Decimal(0)
+            reward = fee_for(paid, order.reward_rate, Decimal(0))
+            self._trader(key, unfreeze - paid + reward, -unfreeze)
+        else:
+            self.frozen -= order.reserve
+            reward = fee_for(order.amount, order.reward_rate, Decimal(0))
+            self._trader(key, order.amount + reward)
+        self.platform += order.fee_amount - reward
+        order.paid_amount = paid
+
+    def _close(self, order: Order, status: str, paid: Decimal | None = None) -> None:
         assert order.status == PENDING
         if status == COMPLETED:
-            order.paid_amount = order.amount
-            if order.side == "Buy":
-                credit = order.amount - order.fee_amount
-                if credit > 0:
-                    self.available += credit
-            else:
-                self.frozen -= order.reserve
+            self._complete(order, order.amount if paid is None else paid)
         elif order.side == "Sell":
             self.frozen -= order.reserve
             self.available += order.reserve
+        else:
+            self._trader(order.requisite.trader_key, order.amount, -order.amount)
         order.status = status
         order.events.append(
             {COMPLETED: "order.completed", CANCELLED: "order.cancelled", EXPIRED: "order.expired"}[
@@ -286,15 +327,20 @@ class Model:
             ]
         )
 
-    def predict_transition(self, order: Order, status: str, now: float) -> int:
-        """Trader confirm / cancel or merchant cancel: 200 or 409 (an overdue order
+    def predict_transition(
+        self, order: Order, status: str, now: float, paid: Decimal | None = None
+    ) -> int:
+        """Trader confirm (a Buy's with another `paid`: above zero, at most twice the
+        amount, else 400) / cancel or merchant cancel: 200 or 409 (an overdue order
         expires on the way and answers 409). Applies the change."""
         if order.status != PENDING:
             return 409
         if order.expires_at <= now:
             self.expire(order)
             return 409
-        self._close(order, status)
+        if paid is not None and not (0 < paid <= 2 * order.amount):
+            return 400
+        self._close(order, status, paid)
         return 200
 
     def sweep(self, now: float) -> int:
@@ -318,11 +364,8 @@ class Model:
         if accept and order.side == "Buy" and order.status in DISPUTE_COMPLETABLE:
             paid = dispute["amount"]
             order.fee_amount = fee_for(paid, order.rate, order.fixed)
-            credit = paid - order.fee_amount
-            if credit > 0:
-                self.available += credit
+            self._complete(order, paid)
             order.status = COMPLETED
-            order.paid_amount = paid
             order.events.append("order.completed")
         dispute["processed"] = True
         dispute["resolution"] = "accepted" if accept else "rejected"
@@ -330,6 +373,40 @@ class Model:
 
     def top_up(self, amount: Decimal) -> None:
         self.available += amount
+
+    # --- settlements (traders.md §19): `account` is "merchant" or a trader's key -----
+
+    def _account(self, account: str) -> list:
+        if account == "merchant":
+            return [self.available, self.frozen]
+        return self.traders.setdefault(account, [Decimal(0), Decimal(0)])
+
+    def _set(self, account: str, figures: list) -> None:
+        if account == "merchant":
+            self.available, self.frozen = figures
+        else:
+            self.traders[account] = figures
+
+    def covers(self, account: str, amount: Decimal) -> bool:
+        return self._account(account)[0] >= amount
+
+    def settlement_entered(self, account: str, amount: Decimal, withdrawal: bool) -> None:
+        """A withdrawal is frozen at entry; a deposit waits with nothing moved."""
+        if withdrawal:
+            available, frozen = self._account(account)
+            self._set(account, [available - amount, frozen + amount])
+
+    def settlement_decided(
+        self, account: str, amount: Decimal, withdrawal: bool, approve: bool
+    ) -> None:
+        available, frozen = self._account(account)
+        if withdrawal:
+            frozen -= amount
+            if not approve:
+                available += amount
+        elif approve:
+            available += amount
+        self._set(account, [available, frozen])
 
     @property
     def total(self) -> Decimal:

@@ -2,14 +2,20 @@
 
 Random sequences of merchant, trader and operator operations (Buy and Sell creation
 both ways of naming a method, `unique_amount`, the anti-fraud cap, idempotent repeats
-with the same and with a changed body, trader confirm and decline, merchant cancel,
-expiry with short TTLs and the sweep, disputes opened, accepted and rejected, operator
-top-ups and withdrawals) and bursts of real parallel clients (same-amount Buys racing
-for requisites, Sells racing for one balance, confirm/decline/cancel racing on one
-order). The plain-Python model in `model.py` predicts every answer; after every step
-the balance, every order (status, amount, fee, paid amount), `check_ledger` and the
-webhooks a real receiver got (each event exactly once per delivery id, in sequence,
-no gap) must agree with it.
+with the same and with a changed body, trader confirm (with other paid amounts) and
+decline, merchant cancel, expiry with short TTLs and the sweep, disputes opened,
+accepted and rejected, operator top-ups, settlements and merchants' withdrawals
+entered and decided) and bursts of real parallel clients (same-amount Buys racing for
+requisites, Sells racing for one balance, confirm/decline/cancel racing on one order,
+and a burst of everything at once: Buys, a Sell, confirms with other paid amounts, a
+cancel, a withdrawal, a trader's settlement, a decision and the sweep; the services
+among them run in threads of their own on PostgreSQL). The plain-Python model in
+`model.py` predicts every answer and keeps the three sides of the books (the
+merchant's balance, each trader's working deposit, the platform's revenue); after
+every step each of them, every order (status, amount, fee, paid amount),
+`check_ledger` (every account against its ledger, every Completed order's three
+sides adding up to zero) and the webhooks a real receiver got (each event exactly
+once per delivery id, in sequence, no gap) must agree with it.
 
 The CI run (part of `make test`) repeats rounds of AUDIT_EXAMPLES runs of at most
 AUDIT_STEPS steps until AUDIT_MIN_OPS (1,000) operations were checked; `make audit`
@@ -74,6 +80,7 @@ class Stats:
         self.steps = 0
         self.examples = 0
         self.checking = 0.0
+        self.mixed = [0, 0]  # bursts of everything at once, the calls they made
         self.started = time.monotonic()
         self.lock = threading.Lock()
 
@@ -86,7 +93,8 @@ class Stats:
         return (
             f"audit: {self.ops} operations in {self.steps} steps, {self.examples} runs, "
             f"{elapsed:.0f} s ({self.checking:.0f} s checking), "
-            f"{self.ops / max(elapsed, 1e-9):.1f} ops/s"
+            f"{self.ops / max(elapsed, 1e-9):.1f} ops/s; {self.mixed[0]} mixed bursts "
+            f"of {self.mixed[1]} calls"
         )
 
 
@@ -105,7 +113,9 @@ def _config():
             active=pm.is_active,
             aggregate=pm.is_aggregate,
             ranges=[
-                m.Range(r.side, r.min_amount, r.max_amount, r.fee, r.fixed_fee)
+                m.Range(
+                    r.side, r.min_amount, r.max_amount, r.fee, r.fixed_fee, r.trader_reward_percent
+                )
                 for r in pm.ranges.all()
             ],
         )
@@ -122,8 +132,35 @@ def _config():
     return methods, requisites
 
 
+TRADER_KEYS = [f"demo-trader-{i}-key" for i in (1, 2, 3)]
+
+
+def _trader_ids() -> dict:
+    """{trader key: trader id} of the model's traders (settlements name the id)."""
+    from orders.models import Trader
+
+    names = {"Trader One": TRADER_KEYS[0], "Trader Two": TRADER_KEYS[1]}
+    names["Trader Three"] = TRADER_KEYS[2]
+    return {names[t.name]: t.pk for t in Trader.objects.filter(name__in=names)}
+
+
+def _platform() -> Decimal:
+    from finance.models import AccountKind, Balance
+
+    row = Balance.objects.filter(kind=AccountKind.PLATFORM, sandbox=False).first()
+    return row.available if row else Decimal(0)
+
+
 def make_machine(base: str, receiver: Receiver, stats: Stats):
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+
     methods, requisites = _config()
+    trader_ids = _trader_ids()
+    operators = [get_user_model().objects.get(username=n) for n in ("operator", "operator2")]
+    # Services beside HTTP in one burst: in pool threads on PostgreSQL; on SQLite the
+    # live server shares this thread's connection, so they run after the HTTP calls.
+    services_in_threads = connection.vendor == "postgresql"
 
     # One client for every request, bursts included (httpx clients are thread-safe;
     # building one costs ~70 ms of CPU for its TLS context). One connection per
@@ -166,7 +203,10 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
                 requisites=requisites,
                 available=deposit["available"],
                 frozen=deposit["frozen"],
+                traders={key: self.trader_balance(key) for key in TRADER_KEYS},
+                platform=_platform(),
             )
+            self.waiting = []  # settlements awaiting a decision: (id, account, amount, withdrawal)
             stats.examples += 1
 
         def teardown(self):
@@ -176,6 +216,12 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
             for order in list(self.model.orders.values()):
                 if order.status == m.PENDING:
                     http.post(f"/api/v1/order/{order.id}/cancel", headers=SHOP)
+            for waiting in getattr(self, "waiting", []):
+                self.decide(waiting, approve=False)
+
+        def trader_balance(self, key: str) -> tuple:
+            answer = self.http.get("/api/v1/trader/balance", headers={"X-API-Key": key}).json()
+            return answer["balance"]["available"], answer["balance"]["frozen"]
 
         # --- helpers ----------------------------------------------------------------
 
@@ -248,6 +294,11 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
 
         def create(self, body, headers=SHOP):
             response, t0, t1 = self.send("POST", "/api/v1/order/", json=body, headers=headers)
+            self.created(body, response, t0, t1)
+            return response
+
+        def created(self, body, response, t0, t1):
+            """Check a creation's answer against the model; a 201 joins the model."""
 
             def agrees(outcome):
                 if outcome.status != response.status_code:
@@ -270,7 +321,6 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
             )
             if outcome.status == 201:
                 self.model.apply_create(body, outcome, response.json(), t1)
-            return response
 
         # --- merchants --------------------------------------------------------------
 
@@ -303,11 +353,17 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
                 m.expect(response.json()["code"] == "idempotency_key_reused", response.text)
             self.model = before
 
-        @rule(index=INDEX, kind=st.sampled_from(["confirm", "decline", "cancel", "stranger"]))
-        def transition(self, index, kind):
+        @rule(
+            index=INDEX,
+            kind=st.sampled_from(["confirm", "decline", "cancel", "stranger"]),
+            shift=st.sampled_from([None, None, "-30.00", "12.34", "double"]),
+        )
+        def transition(self, index, kind, shift):
             order = self.pick(index)
             if order is None:
                 return
+            if kind == "confirm" and order.side == "Buy" and shift is not None:
+                return self.confirm_paid(order, self.paid(order, shift))
             if kind == "cancel":
                 path, headers, status = f"/api/v1/order/{order.id}/cancel", SHOP, m.CANCELLED
             else:
@@ -333,6 +389,37 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
             )
             if response.status_code == 200:
                 m.expect(response.json()["order"]["status"] == status, response.text)
+
+        def paid(self, order, shift: str) -> Decimal:
+            """Another amount received: a little less or more, or past twice (a 400)."""
+            if shift == "double":
+                return 2 * order.amount + Decimal("0.01")
+            return max(order.amount + Decimal(shift), Decimal("0.01"))
+
+        def confirm_path(self, order) -> tuple[str, dict]:
+            key = order.requisite.trader_key
+            return f"/api/v1/trader/orders/{order.id}/confirm", {"X-API-Key": key}
+
+        def confirm_paid(self, order, paid: Decimal):
+            path, headers = self.confirm_path(order)
+            response, t0, t1 = self.send(
+                "POST", path, headers=headers, json={"paid_amount": str(paid)}
+            )
+            self.confirmed(order, paid, response, t0, t1)
+
+        def confirmed(self, order, paid: Decimal, response, t0: float, t1: float):
+            self.settle(
+                lambda model, now: model.predict_transition(
+                    model.orders[order.id], m.COMPLETED, now, paid
+                ),
+                lambda expected: expected == response.status_code,
+                t0,
+                t1,
+                f"confirm {order.id} paid {paid} -> {response.status_code} {response.text[:200]}",
+            )
+            if response.status_code == 200:
+                got = response.json()["order"]
+                m.expect(m.money(got["paid_amount"]) == paid, f"paid_amount {got}")
 
         @rule(index=INDEX, amount=st.sampled_from(["full", "part", "tiny"]))
         def open_dispute(self, index, amount):
@@ -412,6 +499,73 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
                 # The sweep selects what is due at one moment of the database's clock.
                 moments=[o.expires_at for o in self.model.orders.values()],
             )
+
+        # --- settlements and withdrawals (traders.md §19) -----------------------------
+
+        def enter(self, account: str, amount: Decimal, withdrawal: bool):
+            """Enter a settlement (a merchant's withdrawal over the API, a trader's
+            deposit or withdrawal by the first operator); returns what waits, or None
+            when the available balance does not cover a withdrawal (402)."""
+            from core.errors import InsufficientFunds
+            from settlements.services import settlement_enter
+
+            if account == "merchant":
+                response = post(
+                    "/api/v1/finance/withdrawals",
+                    json={"amount": str(amount), "destination": "audit bank"},
+                    headers=SHOP,
+                )
+                if response.status_code == 402:
+                    return None
+                m.expect(response.status_code == 201, f"withdrawal: {response.text}")
+                return (response.json()["withdrawal"]["id"], account, amount, True)
+            kind = "trader_withdrawal" if withdrawal else "trader_deposit"
+            try:
+                entered = settlement_enter(
+                    kind=kind, account=trader_ids[account], amount=amount, operator=operators[0]
+                )
+            except InsufficientFunds:
+                return None
+            return (str(entered.pk), account, amount, withdrawal)
+
+        def entered(self, outcome, account: str, amount: Decimal, withdrawal: bool):
+            if outcome is None:
+                m.expect(withdrawal and not self.model.covers(account, amount), "refused 402")
+                return
+            m.expect(not withdrawal or self.model.covers(account, amount), "withdrawal let in")
+            self.model.settlement_entered(account, amount, withdrawal)
+            self.waiting.append(outcome)
+
+        def decide(self, waiting, approve: bool):
+            from settlements.services import settlement_decide
+
+            settlement_decide(settlement_id=waiting[0], approve=approve, operator=operators[1])
+
+        def decided(self, waiting, approve: bool):
+            _, account, amount, withdrawal = waiting
+            self.waiting.remove(waiting)
+            self.model.settlement_decided(account, amount, withdrawal, approve)
+
+        @rule(
+            account=st.sampled_from(["merchant", *TRADER_KEYS]),
+            amount=st.sampled_from(["100.00", "2500.50", "900000.00"]),
+            withdrawal=st.booleans(),
+        )
+        def enter_settlement(self, account, amount, withdrawal):
+            amount = Decimal(amount)
+            withdrawal = withdrawal or account == "merchant"
+            outcome = self.enter(account, amount, withdrawal)
+            stats.add()
+            self.entered(outcome, account, amount, withdrawal)
+
+        @rule(index=INDEX, approve=st.booleans())
+        def decide_settlement(self, index, approve):
+            if not self.waiting:
+                return
+            waiting = self.waiting[index % len(self.waiting)]
+            self.decide(waiting, approve)
+            stats.add()
+            self.decided(waiting, approve)
 
         # --- parallel clients -------------------------------------------------------
 
@@ -523,6 +677,168 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
             status = m.COMPLETED if kind == "confirm" else m.CANCELLED
             m.expect(self.model.predict_transition(order, status, time.time() - 1) == 200, "race")
 
+        @rule(
+            data=st.data(),
+            buys=st.integers(0, 3),
+            confirms=st.integers(0, 2),
+            sell=st.booleans(),
+            cancel=st.booleans(),
+            money=st.booleans(),
+            sweep=st.booleans(),
+        )
+        def burst_of_everything(self, data, buys, confirms, sell, cancel, money, sweep):
+            """The books under parallel load: Buys, a Sell, confirms with other paid
+            amounts, a cancel, a merchant's withdrawal, a trader's settlement entered,
+            one waiting settlement decided and the expiry sweep, all at once. Each call
+            touches its own order or account, so each answer is predicted on its own;
+            then every account and the three sides must agree (the invariant)."""
+            now = time.time()
+            calm = [
+                o
+                for o in self.model.orders.values()
+                if o.status == m.PENDING and o.expires_at > now + 2
+            ]
+            chosen = []
+            for _ in range(confirms + int(cancel)):
+                if calm:
+                    chosen.append(calm.pop(data.draw(st.integers(0, len(calm) - 1))))
+            to_cancel = chosen.pop() if cancel and chosen else None
+            to_confirm = [
+                (o, self.paid(o, data.draw(st.sampled_from(["0", "-30.00", "12.34"]))))
+                for o in chosen
+                if o.side == "Buy"
+            ]
+            # Buys of amounts no other call frees, each of its own amount.
+            touched = {o.amount for o in chosen} | ({to_cancel.amount} if to_cancel else set())
+            amounts = [a for a in ("100", "150", "1000", "5000") if m.money(a) not in touched]
+            amounts = data.draw(st.permutations(amounts))[:buys]
+            bodies = [
+                {
+                    "client_order_id": f"bb-{uuid.uuid4().hex[:10]}",
+                    "order_side": "Buy",
+                    "payment_method_id": by_name[
+                        data.draw(st.sampled_from(["Sberbank SBP", "Bank card"]))
+                    ].id,
+                    "amount": amount,
+                    "webhook_url": receiver.url,
+                }
+                for amount in amounts
+            ]
+            # The merchant's money: a Sell's reserve and a withdrawal fit together.
+            sell_body = {
+                "client_order_id": f"bs-{uuid.uuid4().hex[:10]}",
+                "order_side": "Sell",
+                "payment_method_id": by_name["Sberbank SBP"].id,
+                "amount": "1000",
+                "customer_account": "+79991234567",
+                "webhook_url": receiver.url,
+            }
+            if sell and self.model.available > Decimal("5000"):
+                bodies.append(sell_body)
+            withdraw = money and self.model.available > Decimal("5000")
+            trader = data.draw(st.sampled_from(TRADER_KEYS))
+            trader_withdrawal = data.draw(st.booleans())
+            decision = (
+                (
+                    self.waiting[data.draw(st.integers(0, len(self.waiting) - 1))],
+                    data.draw(st.booleans()),
+                )
+                if money and self.waiting
+                else None
+            )
+
+            http = [
+                ("create", b, lambda b=b: post("/api/v1/order/", json=b, headers=SHOP))
+                for b in bodies
+            ]
+            for order, paid in to_confirm:
+                path, headers = self.confirm_path(order)
+                http.append(
+                    (
+                        "confirm",
+                        (order, paid),
+                        lambda p=path, h=headers, x=paid: post(
+                            p, headers=h, json={"paid_amount": str(x)}
+                        ),
+                    )
+                )
+            if to_cancel is not None:
+                http.append(
+                    (
+                        "cancel",
+                        to_cancel,
+                        lambda o=to_cancel: post(f"/api/v1/order/{o.id}/cancel", headers=SHOP),
+                    )
+                )
+            amount = Decimal("300.00")
+            services = []
+            if withdraw:
+                services.append(("enter", ("merchant", Decimal("250.50"), True)))
+            if money:
+                services.append(("enter", (trader, amount, trader_withdrawal)))
+            if decision is not None:
+                services.append(("decide", decision))
+            if sweep:
+                services.append(("sweep", None))
+
+            def service(kind, args):
+                from orders.services import order_expire_due
+
+                if kind == "enter":
+                    return self.enter(*args)
+                if kind == "decide":
+                    return self.decide(*args)
+                return order_expire_due()
+
+            calls = [call for _, _, call in http]
+            if services_in_threads:
+                calls += [lambda k=k, a=a: service(k, a) for k, a in services]
+            results = self.burst(calls)
+            if not services_in_threads:
+                for kind, args in services:
+                    t0 = time.time()
+                    results.append((service(kind, args), t0, time.time()))
+                stats.add(len(services))
+            outcomes = list(zip([(k, x) for k, x, _ in http] + services, results, strict=True))
+            stats.mixed[0] += 1
+            stats.mixed[1] += len(outcomes)
+
+            # Each answer on its own, in the order they finished.
+            for (kind, what), (answer, t0, t1) in sorted(outcomes, key=lambda o: o[1][2]):
+                if kind == "create":
+                    self.created(what, answer, t0, t1)
+                elif kind == "confirm":
+                    self.confirmed(what[0], what[1], answer, t0, t1)
+                elif kind == "cancel":
+                    self.settle(
+                        lambda model, now, o=what: model.predict_transition(
+                            model.orders[o.id], m.CANCELLED, now
+                        ),
+                        lambda expected, r=answer: expected == r.status_code,
+                        t0,
+                        t1,
+                        f"cancel {what.id} -> {answer.status_code}",
+                    )
+                elif kind == "enter":
+                    self.entered(answer, *what)
+                elif kind == "decide":
+                    self.decided(*what)
+            # What the sweep (or a creation on its way) expired.
+            self.expired_meanwhile()
+
+        def expired_meanwhile(self):
+            from orders.models import Order
+
+            pending = [o for o in self.model.orders.values() if o.status == m.PENDING]
+            stored = dict(
+                Order.objects.filter(pk__in=[o.id for o in pending]).values_list("id", "status")
+            )
+            for order in pending:
+                status = stored[uuid.UUID(order.id)]
+                m.expect(status in (m.PENDING, m.EXPIRED), f"{order.id} is {status}")
+                if status == m.EXPIRED:
+                    self.model.expire(order)
+
         # --- after every step -------------------------------------------------------
 
         @invariant()
@@ -531,6 +847,7 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
             stats.steps += 1
             t = time.monotonic()
             self.balance_agrees()
+            self.books_agree()
             self.orders_agree()
             self.ledger_clean()
             self.events_agree()
@@ -543,6 +860,20 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
             want = (self.model.available, self.model.frozen)
             m.expect(got == want, f"balance {got} != model {want}")
             m.expect(m.money(deposit["total"]) == self.model.total, "total")
+
+        def books_agree(self):
+            """Each trader's working deposit and the platform's revenue."""
+            from finance.models import Balance
+
+            rows = {
+                b.trader_id: (b.available, b.frozen)
+                for b in Balance.objects.filter(trader_id__in=trader_ids.values())
+            }
+            for key in TRADER_KEYS:
+                got = rows[trader_ids[key]]
+                want = tuple(self.model.traders[key])
+                m.expect(got == want, f"{key}: {got} != model {want}")
+            m.expect(_platform() == self.model.platform, f"platform {_platform()}")
 
         def ledger_clean(self):
             from finance.services import ledger_check

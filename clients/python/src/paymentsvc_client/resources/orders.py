@@ -10,6 +10,33 @@ from ._base import Amount, Resource, _filters, _id, _paged
 
 _ORDERS = _paged("/api/v1/order/", Order, "orders")
 
+# An order's body, as creation and availability send it (availability has no
+# client_order_id), in this order; anything else the caller passes goes in as given.
+_ORDER_FIELDS = (
+    "client_order_id",
+    "order_side",
+    "amount",
+    "payment_method_id",
+    "method_type",
+    "nspk_code",
+    "customer_name",
+    "customer_account",
+    "user_id",
+    "webhook_url",
+    "unique_amount",
+    "redirect_url",
+    "support_url",
+    "return_url",
+    "customer_bank",
+)
+
+
+def _order_body(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The JSON body from a method's arguments (its `locals()`): the order's fields
+    that were given, then `extra`."""
+    fields = {name: arguments[name] for name in _ORDER_FIELDS if name in arguments}
+    return body(**fields, **arguments["extra"])
+
 
 class Orders(Resource):
     def create(
@@ -34,24 +61,7 @@ class Orders(Resource):
         **extra: Any,
     ) -> Order:
         """POST /api/v1/order/: an H2H order (or one with a form, on order_with_form)."""
-        payload = body(
-            client_order_id=client_order_id,
-            order_side=order_side,
-            amount=amount,
-            payment_method_id=payment_method_id,
-            method_type=method_type,
-            nspk_code=nspk_code,
-            customer_name=customer_name,
-            customer_account=customer_account,
-            user_id=user_id,
-            webhook_url=webhook_url,
-            unique_amount=unique_amount,
-            redirect_url=redirect_url,
-            support_url=support_url,
-            return_url=return_url,
-            customer_bank=customer_bank,
-            **extra,
-        )
+        payload = _order_body(locals())
         return self._send(
             Call(
                 "POST",
@@ -88,23 +98,7 @@ class Orders(Resource):
     ) -> OrderAvailability:
         """POST /api/v1/order/availability: whether such an order would find a trader
         now, at what amount and fee; nothing is created."""
-        payload = body(
-            order_side=order_side,
-            amount=amount,
-            payment_method_id=payment_method_id,
-            method_type=method_type,
-            nspk_code=nspk_code,
-            customer_name=customer_name,
-            customer_account=customer_account,
-            user_id=user_id,
-            webhook_url=webhook_url,
-            unique_amount=unique_amount,
-            redirect_url=redirect_url,
-            support_url=support_url,
-            return_url=return_url,
-            customer_bank=customer_bank,
-            **extra,
-        )
+        payload = _order_body(locals())
         return self._send(
             Call("POST", "/api/v1/order/availability", json=payload, model=OrderAvailability)
         )
