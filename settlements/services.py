@@ -81,12 +81,13 @@ def _account(kind: str, account) -> dict:
     return {"trader": trader}
 
 
-def _same_world(account: dict, *, sandbox: bool) -> None:
+def _same_world(account: dict, *, sandbox: bool | None) -> bool:
     """Live money never goes to a sandbox account and sandbox money never to a live
-    one: 400 naming `account` when the account's world is not the settlement's."""
+    one: 400 naming `account` when the account's world is not the settlement's. The
+    settlement's world: `sandbox` when said, else the account's own."""
     owner = next(iter(account.values()))
-    if owner.sandbox == sandbox:
-        return
+    if sandbox is None or owner.sandbox == sandbox:
+        return owner.sandbox
     if owner.sandbox:
         message = _(
             "This account is a sandbox one and the settlement is live money: "
@@ -112,19 +113,20 @@ def _freeze(settlement: Settlement) -> None:
 
 
 def settlement_enter(
-    *, kind: str, account, amount, comment: str = "", operator, sandbox: bool = False
+    *, kind: str, account, amount, comment: str = "", operator, sandbox: bool | None = None
 ) -> Settlement:
     """An operator enters a deposit or a withdrawal; it waits for another operator. A
     withdrawal is frozen now (402 when the available balance does not cover it).
-    `sandbox`: the settlement is the sandbox's test money (live money otherwise); the
-    account must be of the same world (400 otherwise, nothing moved)."""
+    `sandbox`: the settlement is the sandbox's test money (True) or live money (False),
+    and the account must be of that world (400 otherwise, nothing moved); None: the
+    account's own world."""
     if kind not in SettlementKind.values:
         allowed = ", ".join(SettlementKind.values)
         raise InvalidRequest(f"Unknown kind; allowed: {allowed}", errors={"kind": [allowed]})
     amount = amount_parse(amount)
     comment = text_check(comment, field="comment", required=False)
     owner = _account(kind, account)
-    _same_world(owner, sandbox=sandbox)
+    sandbox = _same_world(owner, sandbox=sandbox)
     with transaction.atomic():
         settlement = Settlement(
             kind=kind,

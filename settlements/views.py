@@ -32,12 +32,16 @@ class SettlementForm(forms.Form):
     comment = forms.CharField(
         label=pgettext_lazy("settlement", "comment"), max_length=255, required=False
     )
-    sandbox = forms.BooleanField(
-        label=pgettext_lazy("settlement", "sandbox"),
+    money = forms.ChoiceField(
+        label=pgettext_lazy("settlement", "money"),
         required=False,
+        choices=[
+            ("", gettext_lazy("The account's own (live or sandbox)")),
+            ("live", gettext_lazy("Live money")),
+            ("sandbox", gettext_lazy("The sandbox's test money")),
+        ],
         help_text=gettext_lazy(
-            "The sandbox's test money, for a sandbox terminal or trader; "
-            "live money otherwise. Never across."
+            "Left as it is, the money of the account's own world; never across."
         ),
     )
 
@@ -61,7 +65,7 @@ def settlement_new(request):
                 amount=data["amount"],
                 comment=data["comment"],
                 operator=request.user,
-                sandbox=data["sandbox"],
+                sandbox={"live": False, "sandbox": True}.get(data["money"]),
             )
         except ServiceError as exc:
             errors = getattr(exc, "errors", None) or {}

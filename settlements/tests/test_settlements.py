@@ -183,8 +183,7 @@ def test_a_settlement_never_mixes_sandbox_and_live_money(
     kind = kind.replace("deposit", kind_of)
     before = (_all_balances(), Transaction.objects.count())
     data = {"kind": kind, "account": str(owner.pk), "amount": "10.00"}
-    if sandbox_money:
-        data["sandbox"] = "on"
+    data["money"] = "sandbox" if sandbox_money else "live"
     response = op1.post(NEW, data, HTTP_ACCEPT_LANGUAGE="ru")
     assert response.status_code == 400
     page = response.content.decode()
@@ -193,13 +192,17 @@ def test_a_settlement_never_mixes_sandbox_and_live_money(
     assert (_all_balances(), Transaction.objects.count()) == before
 
 
+@pytest.mark.parametrize("said", [True, False])
 @pytest.mark.parametrize("which", ["sandbox terminal", "sandbox trader", "live trader"])
-def test_a_settlement_of_the_accounts_own_world_is_entered_and_approved(demo, op1, op2, which):
+def test_a_settlement_of_the_accounts_own_world_is_entered_and_approved(
+    demo, op1, op2, which, said
+):
+    """The account's own world, said or left blank (the form's four fields alone)."""
     kind, owner = _accounts(demo, which)
     sandbox = which.startswith("sandbox")
     data = {"kind": kind, "account": str(owner.pk), "amount": "10.00"}
-    if sandbox:
-        data["sandbox"] = "on"
+    if said:
+        data["money"] = "sandbox" if sandbox else "live"
     assert enter(op1, **data).status_code == 302
     settlement = Settlement.objects.get()
     assert settlement.sandbox is sandbox
