@@ -23,6 +23,7 @@ from finance.models import Balance, Transaction
 from finance.services import ledger_check
 from orders.models import Order
 from orders.services import order_expire_due
+from orders.tests.world import trader_for
 from webhooks.models import WebhookEvent
 
 from .conftest import dispute_world
@@ -121,7 +122,7 @@ def test_accepting_on_an_expired_buy_completes_it(shop, world):
 
 def test_accepting_on_a_completed_buy_or_a_sell_records_the_decision_only(shop, world):
     buy = shop.post("/api/v1/order/", buy_body(world, amount="1000")).json()
-    world.trader_for(buy).post(f"/api/v1/trader/orders/{buy['id']}/confirm")
+    trader_for(buy).post(f"/api/v1/trader/orders/{buy['id']}/confirm")
     sell = shop.post("/api/v1/order/", sell_body(world, amount="1000")).json()
     before = balance(world)
     transactions = Transaction.objects.count()

@@ -5,28 +5,8 @@ import pytest
 from conftest import buy_body, sell_body
 from finance.models import Balance
 from orders.models import Order
-from orders.tests.world import World
 
 URL = "/api/v1/order/"
-
-
-@pytest.fixture
-def world(db):
-    """A shop with 100000.00 deposited, two requisites on Sberbank SBP and one on each of
-    T-Bank SBP and the bank card; none on Ozon Bank SBP; the aggregate SBP and an
-    inactive Legacy card; the blacklist's card and phone."""
-    return World.build(
-        {
-            "SBP": 0,
-            "Sberbank SBP": 2,
-            "T-Bank SBP": 1,
-            "Bank card": 1,
-            "Ozon Bank SBP": 0,
-            "Legacy card": 0,
-        },
-        available="100000.00",
-        blacklist=True,
-    )
 
 
 @pytest.fixture

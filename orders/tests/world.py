@@ -8,7 +8,7 @@ two traders holding a requisite on Sberbank SBP and none on Ozon Bank SBP, and
 100000.00 deposited. The methods are built from KINDS below, which state the same
 limits and fees as the demo data set's methods of those names, so the API's bodies
 (`buy_body(world)`, `sell_body(world)` of demo.testing take a world as well as the
-demo) read the same. `world.trader_for(order)` is the API client of the trader who
+demo) read the same. `trader_for(order)` is the API client of the trader who
 holds an order's requisite.
 """
 
@@ -91,9 +91,10 @@ class World:
         other = TerminalFactory(methods=list(self.methods.values()), **fields)
         return ApiClient(other.raw_key)
 
-    @staticmethod
-    def trader_for(order: dict) -> ApiClient:
-        from orders.models import Order
 
-        trader = Order.objects.select_related("trader").get(pk=order["id"]).trader
-        return ApiClient(f"trader-key-{trader.pk}")
+def trader_for(order: dict) -> ApiClient:
+    """The client of the trader who holds the order's requisite (a TraderFactory key)."""
+    from orders.models import Order
+
+    trader = Order.objects.select_related("trader").get(pk=order["id"]).trader
+    return ApiClient(f"trader-key-{trader.pk}")
