@@ -5,54 +5,49 @@ by as many traders' requisites as it asks for. Built with the factories, in one 
 
 gives a terminal (`world.shop`, X-API-Key client `world.api`) with two methods enabled,
 two traders holding a requisite on Sberbank SBP and none on Ozon Bank SBP, and
-100000.00 deposited. The methods are built from KINDS below, which state the same
-limits and fees as the demo data set's methods of those names, so the API's bodies
-(`buy_body(world)`, `sell_body(world)` of demo.testing take a world as well as the
-demo) read the same. `trader_for(order)` is the API client of the trader who
+100000.00 deposited. A method is made as the demo data set defines its name (limits,
+fees, hints, deeplink: seed_demo.METHODS), so tests read the same figures either way
+and `buy_body(world)`, `sell_body(world)` of demo.testing take a world as well as the
+demo. `trader_for(order)` is the API client of the trader who
 holds an order's requisite.
 """
 
 from dataclasses import dataclass, field
 
 from core.testing import ApiClient
-from finance.models import BlacklistedAccount, MethodType
+from demo.management.commands import seed_demo
+from finance.models import BlacklistedAccount, MethodType, TerminalMethod
 from finance.tests.factories import CardMethodFactory, PaymentMethodFactory, TerminalFactory
 from orders.tests.factories import RequisiteFactory, TraderFactory
 
-CARD_BUY = ("500", "150000", "6", "0")
-CARD_SELL = ("1000", "150000", "4", "100")
-
-# name -> factory fields (SBP: buy 100..300000 at 5 %, sell 500..100000 at 3 % + 50)
-KINDS = {
-    "SBP": {"is_aggregate": True, "nspk_code": None, "sell": False},
-    "Sberbank SBP": {
-        "nspk_code": "100000000111",
-        "bank_slug": "sberbank",
-        "deeplink_template": "https://www.sberbank.com/sms/pbpn?requisiteNumber={account}&amount={amount}",
-    },
-    "T-Bank SBP": {"nspk_code": "100000000004", "bank_slug": "tinkoff"},
-    "Alfa-Bank SBP": {"nspk_code": "100000000008", "bank_slug": "alfabank"},
-    "VTB SBP": {"nspk_code": "100000000005", "bank_slug": "vtb"},
-    "Ozon Bank SBP": {"nspk_code": "100000000273", "sell": False},
-    "MTS Bank SBP": {"nspk_code": "100000000017", "sell": False},
-    "Bank card": {"method_type": MethodType.BANK_CARD, "buy": CARD_BUY, "sell": CARD_SELL},
-    "Legacy card": {
-        "method_type": MethodType.BANK_CARD,
-        "is_active": False,
-        "buy": CARD_BUY,
-        "sell": False,
-    },
-}
+# name -> (type, nspk code, active, aggregate, bank slug, buy range, sell range, deeplink)
+DEMO_METHODS = {row[0]: row[1:] for row in seed_demo.METHODS}
 
 # The demo set's blacklist: a card and a phone.
 BLACKLISTED = ("2200000000000665", "+79990006666")
 
 
 def method_build(name: str):
-    fields = dict(KINDS[name])
-    if fields.get("method_type") == MethodType.BANK_CARD:
-        return CardMethodFactory(name=name, **fields)
-    return PaymentMethodFactory(name=name, **fields)
+    """A payment method as the demo data set defines `name`: its type, NSPK code, limits
+    and fees (e.g. SBP banks: Buy 100..300000 at 5 %, Sell 500..100000 at 3 % + 50),
+    deeplink, hints and Russian name."""
+    mtype, nspk, active, aggregate, slug, buy, sell, deeplink = DEMO_METHODS[name]
+    hint_ru, hint_en = seed_demo.HINTS.get(name, ("", ""))
+    factory = CardMethodFactory if mtype == MethodType.BANK_CARD else PaymentMethodFactory
+    return factory(
+        name=name,
+        name_ru=seed_demo.NAMES_RU.get(name, ""),
+        method_type=mtype,
+        nspk_code=nspk,
+        is_active=active,
+        is_aggregate=aggregate,
+        bank_slug=slug,
+        deeplink_template=deeplink,
+        hint_ru=hint_ru,
+        hint_en=hint_en,
+        buy=buy or False,
+        sell=sell or False,
+    )
 
 
 @dataclass(eq=False)
@@ -64,10 +59,17 @@ class World:
 
     @classmethod
     def build(
-        cls, holders: dict[str, int], *, traders: int = 0, blacklist: bool = False, **terminal
+        cls,
+        holders: dict[str, int],
+        *,
+        traders: int = 0,
+        blacklist: bool = False,
+        buttons: dict[str, str] | None = None,
+        **terminal,
     ) -> "World":
         """`holders`: method name -> number of requisites on it, each held by its own
-        trader unless `traders` (a pool of that many traders, taken in turn) is given."""
+        trader unless `traders` (a pool of that many traders, taken in turn) is given.
+        `buttons`: the terminal's payment buttons, button name -> method name."""
         pool = [TraderFactory() for _ in range(traders)]
         methods = {name: method_build(name) for name in holders}
         requisites = []
@@ -80,16 +82,30 @@ class World:
         if blacklist:
             for account in BLACKLISTED:
                 BlacklistedAccount.objects.create(account=account, comment="Test blacklist")
-        shop = TerminalFactory(methods=list(methods.values()), **terminal)
-        return cls(shop=shop, api=ApiClient(shop.raw_key), methods=methods, requisites=requisites)
+        world = cls(shop=None, api=None, methods=methods, requisites=requisites)
+        world.shop = world.terminal(buttons=buttons, **terminal)
+        world.api = ApiClient(world.shop.raw_key)
+        return world
 
     def method_id(self, name: str) -> str:
         return str(self.methods[name].pk)
 
+    def terminal(self, *, buttons: dict[str, str] | None = None, **fields):
+        """A merchant's terminal with the world's methods enabled (key: `.raw_key`)."""
+        terminal = TerminalFactory(methods=list(self.methods.values()), **fields)
+        for button, name in (buttons or {}).items():
+            enabled = TerminalMethod.objects.get(terminal=terminal, method=self.methods[name])
+            enabled.button_name = button
+            enabled.save(update_fields=["button_name"])  # saved: kept rows notice it
+        return terminal
+
     def other_terminal(self, **fields) -> ApiClient:
-        """A second merchant's terminal with the same methods enabled."""
-        other = TerminalFactory(methods=list(self.methods.values()), **fields)
-        return ApiClient(other.raw_key)
+        """The API as a second merchant's terminal with the same methods enabled sees it
+        (the terminal: `.terminal`)."""
+        terminal = self.terminal(**fields)
+        api = ApiClient(terminal.raw_key)
+        api.terminal = terminal
+        return api
 
 
 def trader_for(order: dict) -> ApiClient:
