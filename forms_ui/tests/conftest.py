@@ -20,8 +20,9 @@ BUTTONS = {"SberPay": "Sberbank SBP", "TPay": "T-Bank SBP", "AlfaPay": "Alfa-Ban
 @pytest.fixture
 def world(db) -> World:
     """An H2H terminal with its payment form on, 100000.00 deposited and the SberPay,
-    TPay and AlfaPay buttons; two requisites on each of the four bank SBP methods, none
-    on Ozon Bank SBP; the aggregate SBP."""
+    TPay and AlfaPay buttons; two requisites on each of the four bank SBP methods and the
+    bank card, one on MTS Bank SBP, none on Ozon Bank SBP; the aggregate SBP and the
+    inactive Legacy card."""
     return World.build(
         {
             "SBP": 0,
@@ -29,7 +30,10 @@ def world(db) -> World:
             "T-Bank SBP": 2,
             "Alfa-Bank SBP": 2,
             "VTB SBP": 2,
+            "MTS Bank SBP": 1,
+            "Bank card": 2,
             "Ozon Bank SBP": 0,
+            "Legacy card": 0,
         },
         available="100000.00",
         form_activated=True,
