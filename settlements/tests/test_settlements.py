@@ -1,14 +1,19 @@
 """Settlements with four eyes (traders.md §19): entered on /admin/settlements/new/,
 decided on /admin/settlements/ by another operator; merchants' own withdrawals."""
 
+from dataclasses import dataclass
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.test import Client
 
-from core.testing import ApiClient
+from core.testing import ApiClient, operator_user_create
 from finance.models import Balance, Transaction
 from finance.services import ledger_check
+from finance.tests.factories import TerminalFactory
+from orders.tests.factories import TraderFactory
 from settlements.models import Settlement
 from webhooks.models import WebhookEvent
 
@@ -16,19 +21,40 @@ NEW, LIST = "/admin/settlements/new/", "/admin/settlements/"
 PASSWORD = "operator-demo-password"
 
 
+@dataclass
+class World:
+    shop: object  # a terminal with 100000.00
+    trader: object  # a trader with 100000000.00
+    small_trader: object  # a trader with 1000.00
+
+
+@pytest.fixture
+def world(db) -> World:
+    return World(
+        shop=TerminalFactory(available="100000.00"),
+        trader=TraderFactory(),
+        small_trader=TraderFactory(deposit="1000.00"),
+    )
+
+
 def signed_in(username: str) -> Client:
+    """A staff user of the Operators group, signed in."""
+    operator_user_create()  # the group, and `operator`
+    if username != "operator":
+        user = get_user_model().objects.create_user(username, password=PASSWORD, is_staff=True)
+        user.groups.add(Group.objects.get(name="Operators"))
     client = Client()
     assert client.login(username=username, password=PASSWORD)
     return client
 
 
 @pytest.fixture
-def op1(demo):
+def op1(db):
     return signed_in("operator")
 
 
 @pytest.fixture
-def op2(demo):
+def op2(db):
     return signed_in("operator2")
 
 
@@ -37,8 +63,8 @@ def trader_balance(trader) -> tuple[Decimal, Decimal]:
     return b.available, b.frozen
 
 
-def shop_balance(demo) -> tuple[Decimal, Decimal]:
-    b = Balance.objects.get(terminal=demo.shop)
+def shop_balance(world) -> tuple[Decimal, Decimal]:
+    b = Balance.objects.get(terminal=world.shop)
     return b.available, b.frozen
 
 
@@ -47,9 +73,9 @@ def enter(client, **data):
 
 
 def test_a_deposit_waits_for_another_operator_and_the_one_who_entered_it_cannot_decide(
-    demo, op1, op2
+    world, op1, op2
 ):
-    trader = demo.traders[0]
+    trader = world.trader
     page = op1.get(NEW)
     assert page.status_code == 200 and b"csrfmiddlewaretoken" in page.content
     response = enter(
@@ -99,20 +125,20 @@ def test_a_deposit_waits_for_another_operator_and_the_one_who_entered_it_cannot_
     assert ledger_check() == []
 
 
-def test_a_withdrawal_is_frozen_at_entry_and_released_when_rejected(demo, op1, op2):
-    response = enter(op1, kind="merchant_withdrawal", account=str(demo.shop.pk), amount="300.00")
+def test_a_withdrawal_is_frozen_at_entry_and_released_when_rejected(world, op1, op2):
+    response = enter(op1, kind="merchant_withdrawal", account=str(world.shop.pk), amount="300.00")
     assert response.status_code == 302
-    assert shop_balance(demo) == (Decimal("99700.00"), Decimal("300.00"))
+    assert shop_balance(world) == (Decimal("99700.00"), Decimal("300.00"))
     settlement = Settlement.objects.get()
     op2.post(f"{LIST}{settlement.pk}/reject/")
     settlement.refresh_from_db()
     assert settlement.status == "rejected" and settlement.decided_by.username == "operator2"
-    assert shop_balance(demo) == (Decimal("100000.00"), Decimal("0.00"))
+    assert shop_balance(world) == (Decimal("100000.00"), Decimal("0.00"))
     assert ledger_check() == []
 
 
-def test_an_approved_trader_withdrawal_posts_it(demo, op1, op2):
-    trader = demo.traders[3]  # trader 4: 1000.00
+def test_an_approved_trader_withdrawal_posts_it(world, op1, op2):
+    trader = world.small_trader  # 1000.00
     enter(op1, kind="trader_withdrawal", account=str(trader.pk), amount="999.99", comment="Out")
     assert trader_balance(trader) == (Decimal("0.01"), Decimal("999.99"))
     settlement = Settlement.objects.get()
@@ -126,7 +152,7 @@ def test_an_approved_trader_withdrawal_posts_it(demo, op1, op2):
 @pytest.mark.parametrize(
     "data",
     [
-        {"kind": "trader_withdrawal", "amount": "1000.01"},  # trader 4 holds 1000.00
+        {"kind": "trader_withdrawal", "amount": "1000.01"},  # the small trader holds 1000.00
         {"amount": "1.234"},
         {"amount": "0"},
         {"amount": "-5.00"},
@@ -139,18 +165,18 @@ def test_an_approved_trader_withdrawal_posts_it(demo, op1, op2):
         {"comment": "x" * 256},
     ],
 )
-def test_bad_input_is_the_forms_own_error_and_nothing_moves(demo, op1, data):
-    trader = demo.traders[3]
-    before = (trader_balance(trader), shop_balance(demo), Transaction.objects.count())
+def test_bad_input_is_the_forms_own_error_and_nothing_moves(world, op1, data):
+    trader = world.small_trader
+    before = (trader_balance(trader), shop_balance(world), Transaction.objects.count())
     body = {"kind": "trader_deposit", "account": str(trader.pk), "amount": "10.00", **data}
     response = enter(op1, **body)
     assert response.status_code == 400
     assert b"errorlist" in response.content
     assert not Settlement.objects.exists()
-    assert (trader_balance(trader), shop_balance(demo), Transaction.objects.count()) == before
+    assert (trader_balance(trader), shop_balance(world), Transaction.objects.count()) == before
 
 
-def test_the_pages_are_russian_and_need_staff(demo, op1):
+def test_the_pages_are_russian_and_need_staff(world, op1):
     page = op1.get(LIST, HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     assert "Новый расчёт" in page
     assert Client().get(LIST).status_code == 302  # to the sign-in
@@ -163,8 +189,8 @@ def test_the_pages_are_russian_and_need_staff(demo, op1):
 URL = "/api/v1/finance/withdrawals"
 
 
-def test_a_merchant_asks_for_a_withdrawal_and_learns_the_decision_by_webhook(demo, op1):
-    shop = ApiClient("demo-shop-key")
+def test_a_merchant_asks_for_a_withdrawal_and_learns_the_decision_by_webhook(world, op1):
+    shop = ApiClient(world.shop.raw_key)
     headers = {"Idempotency-Key": "w-1"}
     body = {"amount": "250.50", "destination": "IBAN RU00 1234", "comment": "Weekly"}
     response = shop.post(URL, body, headers=headers)
@@ -180,12 +206,12 @@ def test_a_merchant_asks_for_a_withdrawal_and_learns_the_decision_by_webhook(dem
     replay = shop.post(URL, body, headers=headers)
     assert replay.json()["withdrawal"]["id"] == withdrawal["id"]
     assert Settlement.objects.count() == 1
-    assert shop_balance(demo) == (Decimal("99749.50"), Decimal("250.50"))
+    assert shop_balance(world) == (Decimal("99749.50"), Decimal("250.50"))
 
     listed = shop.get(URL).json()["withdrawals"]
     assert [w["id"] for w in listed["items"]] == [withdrawal["id"]] and listed["total"] == 1
     assert shop.get(f"{URL}/{withdrawal['id']}").json()["withdrawal"] == withdrawal
-    other = ApiClient("demo-sandbox-key")
+    other = ApiClient(TerminalFactory().raw_key)
     assert other.get(f"{URL}/{withdrawal['id']}").status_code == 404
     assert other.get(f"{URL}/nope").status_code == 404
     assert other.get(URL).json()["withdrawals"]["total"] == 0
@@ -197,32 +223,32 @@ def test_a_merchant_asks_for_a_withdrawal_and_learns_the_decision_by_webhook(dem
     op1.post(f"{LIST}{withdrawal['id']}/approve/")
     done = shop.get(f"{URL}/{withdrawal['id']}").json()["withdrawal"]
     assert done["status"] == "completed" and done["decided_at"]
-    assert shop_balance(demo) == (Decimal("99749.50"), Decimal("0.00"))
+    assert shop_balance(world) == (Decimal("99749.50"), Decimal("0.00"))
     txn = Transaction.objects.get(reference=withdrawal["id"])
     assert (txn.transaction_type, txn.client_description) == ("withdrawal", "IBAN RU00 1234")
     event = WebhookEvent.objects.get(type="withdrawal.completed")
-    assert event.payload["data"] == done and event.terminal_id == demo.shop.pk
+    assert event.payload["data"] == done and event.terminal_id == world.shop.pk
     events = shop.get("/api/v1/events", {"type": "withdrawal.completed"}).json()
     assert events["events"]["items"][0]["data"] == done
     assert ledger_check() == []
 
 
-def test_a_rejected_withdrawal_is_unfrozen_and_told(demo, op1):
-    shop = ApiClient("demo-shop-key")
+def test_a_rejected_withdrawal_is_unfrozen_and_told(world, op1):
+    shop = ApiClient(world.shop.raw_key)
     withdrawal = shop.post(URL, {"amount": "100.00", "destination": "card"}).json()["withdrawal"]
     op1.post(f"{LIST}{withdrawal['id']}/reject/")
-    assert shop_balance(demo) == (Decimal("100000.00"), Decimal("0.00"))
+    assert shop_balance(world) == (Decimal("100000.00"), Decimal("0.00"))
     event = WebhookEvent.objects.get(type="withdrawal.rejected")
     assert event.payload["data"]["status"] == "rejected"
 
 
-def test_a_withdrawal_beyond_available_is_402_and_moves_nothing(demo):
-    shop = ApiClient("demo-shop-key")
+def test_a_withdrawal_beyond_available_is_402_and_moves_nothing(world):
+    shop = ApiClient(world.shop.raw_key)
     response = shop.post(URL, {"amount": "100000.01", "destination": "card"})
     assert response.status_code == 402
     assert response.json()["message"].startswith("Insufficient funds")
     assert not Settlement.objects.exists()
-    assert shop_balance(demo) == (Decimal("100000.00"), Decimal("0.00"))
+    assert shop_balance(world) == (Decimal("100000.00"), Decimal("0.00"))
 
 
 @pytest.mark.parametrize(
@@ -239,8 +265,8 @@ def test_a_withdrawal_beyond_available_is_402_and_moves_nothing(demo):
         {"amount": "10.00", "destination": "card", "comment": "x" * 256},
     ],
 )
-def test_bad_withdrawal_requests_are_400(demo, body):
-    response = ApiClient("demo-shop-key").post(URL, body)
+def test_bad_withdrawal_requests_are_400(world, body):
+    response = ApiClient(world.shop.raw_key).post(URL, body)
     assert response.status_code == 400
     assert response.json()["success"] is False
     assert not Settlement.objects.exists()
