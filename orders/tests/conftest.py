@@ -2,6 +2,7 @@
 
 import pytest
 
+from core.testing import operator_user_create
 from orders.tests.world import World
 
 
@@ -22,3 +23,9 @@ def world(db):
         available="100000.00",
         blacklist=True,
     )
+
+
+@pytest.fixture
+def operator_user(db):
+    """A staff user of the Operators group: `operator` / `operator-demo-password`."""
+    return operator_user_create()
