@@ -15,8 +15,9 @@ holds an order's requisite.
 from dataclasses import dataclass, field
 
 from core.testing import ApiClient
+from demo.books_seed import REWARDS
 from demo.management.commands import seed_demo
-from finance.models import BlacklistedAccount, MethodType, TerminalMethod
+from finance.models import BlacklistedAccount, MethodType, Side, TerminalMethod
 from finance.tests.factories import CardMethodFactory, PaymentMethodFactory, TerminalFactory
 from orders.tests.factories import RequisiteFactory, TraderFactory
 
@@ -30,7 +31,7 @@ BLACKLISTED = ("2200000000000665", "+79990006666")
 def method_build(name: str):
     """A payment method as the demo data set defines `name`: its type, NSPK code, limits
     and fees (e.g. SBP banks: Buy 100..300000 at 5 %, Sell 500..100000 at 3 % + 50),
-    deeplink, hints and Russian name."""
+    traders' rewards (Buy 2.5 %, Sell 1.5 %), deeplink, hints and Russian name."""
     mtype, nspk, active, aggregate, slug, buy, sell, deeplink = DEMO_METHODS[name]
     hint_ru, hint_en = seed_demo.HINTS.get(name, ("", ""))
     factory = CardMethodFactory if mtype == MethodType.BANK_CARD else PaymentMethodFactory
@@ -45,8 +46,8 @@ def method_build(name: str):
         deeplink_template=deeplink,
         hint_ru=hint_ru,
         hint_en=hint_en,
-        buy=buy or False,
-        sell=sell or False,
+        buy=(*buy, REWARDS[Side.BUY]) if buy else False,
+        sell=(*sell, REWARDS[Side.SELL]) if sell else False,
     )
 
 
@@ -56,6 +57,7 @@ class World:
     api: ApiClient
     methods: dict = field(default_factory=dict)
     requisites: list = field(default_factory=list)
+    sandbox_trader: object = None
 
     @classmethod
     def build(
@@ -65,11 +67,13 @@ class World:
         traders: int = 0,
         blacklist: bool = False,
         buttons: dict[str, str] | None = None,
+        sandbox_holders: dict[str, int] | None = None,
         **terminal,
     ) -> "World":
         """`holders`: method name -> number of requisites on it, each held by its own
         trader unless `traders` (a pool of that many traders, taken in turn) is given.
-        `buttons`: the terminal's payment buttons, button name -> method name."""
+        `buttons`: the terminal's payment buttons, button name -> method name.
+        `sandbox_holders`: method name -> requisites of one sandbox trader on it."""
         pool = [TraderFactory() for _ in range(traders)]
         methods = {name: method_build(name) for name in holders}
         requisites = []
@@ -83,6 +87,11 @@ class World:
             for account in BLACKLISTED:
                 BlacklistedAccount.objects.create(account=account, comment="Test blacklist")
         world = cls(shop=None, api=None, methods=methods, requisites=requisites)
+        if sandbox_holders:
+            world.sandbox_trader = TraderFactory(sandbox=True)
+            for name, count in sandbox_holders.items():
+                for _ in range(count):
+                    RequisiteFactory(method=methods[name], trader=world.sandbox_trader)
         world.shop = world.terminal(buttons=buttons, **terminal)
         world.api = ApiClient(world.shop.raw_key)
         return world
