@@ -20,18 +20,23 @@ from webhooks.models import WebhookEvent
 URL = "/api/v1/order/"
 
 
-@pytest.fixture
-def world(db) -> World:
-    """A live shop and a sandbox shop, 100000.00 each, on Sberbank SBP (and the other
-    bank SBP methods, unheld): two live traders hold a requisite on it each, the sandbox
-    trader two."""
+def sandbox_world() -> World:
+    """A live shop and a sandbox shop, 100000.00 each, on Sberbank SBP and T-Bank SBP: two
+    live traders hold a requisite on Sberbank SBP each, the sandbox trader two; nobody
+    holds one on T-Bank SBP."""
     world = World.build(
         {"Sberbank SBP": 2, "T-Bank SBP": 0},
         sandbox_holders={"Sberbank SBP": 2},
         available="100000.00",
+        name="Live Shop",
     )
-    world.sandbox_shop = world.terminal(sandbox=True, available="100000.00")
+    world.sandbox_shop = world.terminal(sandbox=True, available="100000.00", name="Sandbox Shop")
     return world
+
+
+@pytest.fixture
+def world(db) -> World:
+    return sandbox_world()
 
 
 @pytest.fixture

@@ -88,7 +88,7 @@ class World:
                 BlacklistedAccount.objects.create(account=account, comment="Test blacklist")
         world = cls(shop=None, api=None, methods=methods, requisites=requisites)
         if sandbox_holders:
-            world.sandbox_trader = TraderFactory(sandbox=True)
+            world.sandbox_trader = TraderFactory(sandbox=True, name="Sandbox Trader")
             for name, count in sandbox_holders.items():
                 for _ in range(count):
                     RequisiteFactory(method=methods[name], trader=world.sandbox_trader)
