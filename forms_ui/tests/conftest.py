@@ -17,8 +17,7 @@ from orders.tests.world import World
 BUTTONS = {"SberPay": "Sberbank SBP", "TPay": "T-Bank SBP", "AlfaPay": "Alfa-Bank SBP"}
 
 
-@pytest.fixture
-def world(db) -> World:
+def form_world(**extra) -> World:
     """An H2H terminal with its payment form on, 100000.00 deposited and the SberPay,
     TPay and AlfaPay buttons; two requisites on each of the four bank SBP methods and the
     bank card, one on MTS Bank SBP, none on Ozon Bank SBP; the aggregate SBP and the
@@ -38,7 +37,13 @@ def world(db) -> World:
         available="100000.00",
         form_activated=True,
         buttons=BUTTONS,
+        **extra,
     )
+
+
+@pytest.fixture
+def world(db) -> World:
+    return form_world()
 
 
 @pytest.fixture
