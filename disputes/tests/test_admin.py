@@ -1,10 +1,9 @@
-"""The operators' dispute queue in the admin, through the test client as the demo
-operator (seed_demo creates it)."""
+"""The operators' dispute queue in the admin, through the test client as an operator
+(disputes/tests/conftest.py)."""
 
 import re
 from decimal import Decimal
 
-import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 
@@ -12,6 +11,7 @@ from conftest import buy_body
 from disputes.models import Dispute
 from finance.models import Balance
 from finance.services import ledger_check
+from finance.tests.factories import TerminalFactory
 from orders.models import Order
 
 from . import files as f
@@ -19,16 +19,9 @@ from . import files as f
 QUEUE = "/admin/disputes/dispute/"
 
 
-@pytest.fixture
-def operator(client, demo):
-    assert client.login(username="operator", password="operator-demo-password")
-    client.cookies["django_language"] = "en"  # these pages' words, in English
-    return client
-
-
-def open_dispute(shop, demo, n=0, amount="1000", evidence=None):
+def open_dispute(shop, world, n=0, amount="1000", evidence=None):
     order = shop.post(
-        "/api/v1/order/", buy_body(demo, amount=str(1000 + n), client_order_id=f"shop-{n}")
+        "/api/v1/order/", buy_body(world, amount=str(1000 + n), client_order_id=f"shop-{n}")
     ).json()
     data = {"order_id": order["id"], "amount": amount}
     if evidence:
@@ -46,29 +39,29 @@ def listed(response):
 # --- queue -------------------------------------------------------------------------------
 
 
-def test_the_queue_shows_unprocessed_disputes_first(shop, demo, operator):
-    _, old = open_dispute(shop, demo, 1)
-    _, done = open_dispute(shop, demo, 2)
-    _, new = open_dispute(shop, demo, 3)
+def test_the_queue_shows_unprocessed_disputes_first(shop, world, operator):
+    _, old = open_dispute(shop, world, 1)
+    _, done = open_dispute(shop, world, 2)
+    _, new = open_dispute(shop, world, 3)
     operator.post(f"/admin/disputes/dispute/resolve/reject/?ids={done.pk}", {"comment": "no"})
     assert listed(operator.get(QUEUE)) == [new.pk, old.pk, done.pk]
 
 
-def test_the_queue_filters_by_processed_resolution_and_terminal(shop, demo, operator):
-    _, a = open_dispute(shop, demo, 1)
-    _, b = open_dispute(shop, demo, 2)
+def test_the_queue_filters_by_processed_resolution_and_terminal(shop, world, operator):
+    _, a = open_dispute(shop, world, 1)
+    _, b = open_dispute(shop, world, 2)
     operator.post(f"/admin/disputes/dispute/resolve/accept/?ids={a.pk}", {"comment": "ok"})
     assert listed(operator.get(QUEUE, {"processed__exact": "0"})) == [b.pk]
     assert listed(operator.get(QUEUE, {"processed__exact": "1"})) == [a.pk]
     assert listed(operator.get(QUEUE, {"resolution__exact": "accepted"})) == [a.pk]
     assert listed(operator.get(QUEUE, {"resolution__exact": "rejected"})) == []
-    assert set(listed(operator.get(QUEUE, {"terminal__id__exact": demo.shop.pk}))) == {a.pk, b.pk}
-    assert listed(operator.get(QUEUE, {"terminal__id__exact": demo.closed_shop.pk})) == []
+    assert set(listed(operator.get(QUEUE, {"terminal__id__exact": world.shop.pk}))) == {a.pk, b.pk}
+    assert listed(operator.get(QUEUE, {"terminal__id__exact": TerminalFactory().pk})) == []
 
 
-def test_the_queue_searches_by_order_id_dispute_id_and_client_order_id(shop, demo, operator):
-    order, a = open_dispute(shop, demo, 1)
-    _, b = open_dispute(shop, demo, 2)
+def test_the_queue_searches_by_order_id_dispute_id_and_client_order_id(shop, world, operator):
+    order, a = open_dispute(shop, world, 1)
+    _, b = open_dispute(shop, world, 2)
     assert listed(operator.get(QUEUE, {"q": order["id"]})) == [a.pk]
     assert listed(operator.get(QUEUE, {"q": order["id"].upper()})) == [a.pk]
     assert listed(operator.get(QUEUE, {"q": "shop-2"})) == [b.pk]
@@ -77,14 +70,14 @@ def test_the_queue_searches_by_order_id_dispute_id_and_client_order_id(shop, dem
         assert listed(operator.get(QUEUE, {"q": nothing})) == []
 
 
-def test_the_queue_search_keeps_the_active_filters(shop, demo, operator):
-    order, a = open_dispute(shop, demo, 1)
+def test_the_queue_search_keeps_the_active_filters(shop, world, operator):
+    order, a = open_dispute(shop, world, 1)
     operator.post(f"/admin/disputes/dispute/resolve/reject/?ids={a.pk}", {"comment": "no"})
     assert listed(operator.get(QUEUE, {"q": order["id"], "processed__exact": "0"})) == []
 
 
-def test_disputes_cannot_be_added_or_deleted_in_the_admin(shop, demo, operator):
-    _, dispute = open_dispute(shop, demo)
+def test_disputes_cannot_be_added_or_deleted_in_the_admin(shop, world, operator):
+    _, dispute = open_dispute(shop, world)
     assert operator.get(QUEUE + "add/").status_code == 403
     assert operator.get(f"{QUEUE}{dispute.pk}/delete/").status_code == 403
 
@@ -92,9 +85,9 @@ def test_disputes_cannot_be_added_or_deleted_in_the_admin(shop, demo, operator):
 # --- the dispute page ------------------------------------------------------------------------
 
 
-def test_the_dispute_page_shows_the_order_and_the_evidence_read_only(shop, demo, operator):
+def test_the_dispute_page_shows_the_order_and_the_evidence_read_only(shop, world, operator):
     order, dispute = open_dispute(
-        shop, demo, 7, amount="800", evidence=[f.png("screen.png"), f.pdf("bank.pdf")]
+        shop, world, 7, amount="800", evidence=[f.png("screen.png"), f.pdf("bank.pdf")]
     )
     page = operator.get(f"{QUEUE}{dispute.pk}/change/")
     assert page.status_code == 200
@@ -119,11 +112,11 @@ def test_the_dispute_page_shows_the_order_and_the_evidence_read_only(shop, demo,
 # --- evidence download -----------------------------------------------------------------------
 
 
-def test_evidence_downloads_stream_from_storage_to_the_operator(shop, demo, operator):
+def test_evidence_downloads_stream_from_storage_to_the_operator(shop, world, operator):
     pdf_upload = f.pdf()
     sent = pdf_upload.read()
     pdf_upload.seek(0)
-    _, dispute = open_dispute(shop, demo, evidence=[f.png(), pdf_upload])
+    _, dispute = open_dispute(shop, world, evidence=[f.png(), pdf_upload])
     png, pdf = dispute.files.order_by("pk")
     download = operator.get(f"{QUEUE}evidence/{pdf.pk}/")
     assert download.status_code == 200 and download.streaming
@@ -142,22 +135,22 @@ def test_evidence_downloads_stream_from_storage_to_the_operator(shop, demo, oper
     assert operator.get(f"{QUEUE}evidence/999999/").status_code == 404
 
 
-def test_anonymous_users_cannot_download_evidence(shop, demo, client):
-    _, dispute = open_dispute(shop, demo, evidence=[f.png()])
+def test_anonymous_users_cannot_download_evidence(shop, world, client):
+    _, dispute = open_dispute(shop, world, evidence=[f.png()])
     response = client.get(f"{QUEUE}evidence/{dispute.files.get().pk}/")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
 
 
-def test_a_signed_in_user_who_is_not_staff_cannot_download_evidence(shop, demo, client):
-    _, dispute = open_dispute(shop, demo, evidence=[f.png()])
+def test_a_signed_in_user_who_is_not_staff_cannot_download_evidence(shop, world, client):
+    _, dispute = open_dispute(shop, world, evidence=[f.png()])
     get_user_model().objects.create_user("merchant-person", password="pw-12345678")
     assert client.login(username="merchant-person", password="pw-12345678")
     response = client.get(f"{QUEUE}evidence/{dispute.files.get().pk}/")
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
 
 
-def test_staff_without_dispute_permissions_cannot_download_evidence(shop, demo, client):
-    _, dispute = open_dispute(shop, demo, evidence=[f.png()])
+def test_staff_without_dispute_permissions_cannot_download_evidence(shop, world, client):
+    _, dispute = open_dispute(shop, world, evidence=[f.png()])
     user = get_user_model().objects.create_user("clerk", password="pw-12345678", is_staff=True)
     assert client.login(username="clerk", password="pw-12345678")
     assert client.get(f"{QUEUE}evidence/{dispute.files.get().pk}/").status_code == 404
@@ -179,8 +172,8 @@ def run_action(operator, action, disputes, comment, **extra):
     return operator.post(confirm_url, {"comment": comment, **extra}, follow=True)
 
 
-def test_accept_asks_for_a_comment_then_completes_the_buy(shop, demo, operator):
-    order, dispute = open_dispute(shop, demo, amount="800")
+def test_accept_asks_for_a_comment_then_completes_the_buy(shop, world, operator):
+    order, dispute = open_dispute(shop, world, amount="800")
     # 800 on an order of 1000 is 20% off: a second confirmation naming the money.
     unconfirmed = run_action(operator, "accept", [dispute], "Bank statement matches")
     page = unconfirmed.content.decode()
@@ -199,19 +192,19 @@ def test_accept_asks_for_a_comment_then_completes_the_buy(shop, demo, operator):
     )
     o = Order.objects.get(pk=order["id"])
     assert (o.status, o.paid_amount) == ("Completed", Decimal("800.00"))
-    assert Balance.objects.get(terminal=demo.shop).available == Decimal("100760.00")
+    assert Balance.objects.get(terminal=world.shop).available == Decimal("100760.00")
     assert ledger_check() == []
 
 
-def test_a_claim_within_ten_percent_needs_no_second_confirmation(shop, demo, operator):
-    order, dispute = open_dispute(shop, demo, amount="950")
+def test_a_claim_within_ten_percent_needs_no_second_confirmation(shop, world, operator):
+    order, dispute = open_dispute(shop, world, amount="950")
     done = run_action(operator, "accept", [dispute], "ok")
     assert "Accepted 1 dispute." in done.content.decode()
     assert Order.objects.get(pk=order["id"]).paid_amount == Decimal("950.00")
 
 
-def test_reject_asks_for_a_comment_and_moves_no_money(shop, demo, operator):
-    order, dispute = open_dispute(shop, demo)
+def test_reject_asks_for_a_comment_and_moves_no_money(shop, world, operator):
+    order, dispute = open_dispute(shop, world)
     done = run_action(operator, "reject", [dispute], "No proof of payment")
     assert "Rejected 1 dispute." in done.content.decode()
     dispute.refresh_from_db()
@@ -221,12 +214,12 @@ def test_reject_asks_for_a_comment_and_moves_no_money(shop, demo, operator):
         "No proof of payment",
     )
     assert Order.objects.get(pk=order["id"]).status == "Pending"
-    assert Balance.objects.get(terminal=demo.shop).available == Decimal("100000.00")
+    assert Balance.objects.get(terminal=world.shop).available == Decimal("100000.00")
     assert ledger_check() == []
 
 
-def test_a_decision_without_a_comment_is_not_taken(shop, demo, operator):
-    _, dispute = open_dispute(shop, demo)
+def test_a_decision_without_a_comment_is_not_taken(shop, world, operator):
+    _, dispute = open_dispute(shop, world)
     url = f"{QUEUE}resolve/accept/?ids={dispute.pk}"
     response = operator.post(url, {"comment": ""})
     assert response.status_code == 200 and "This field is required" in response.content.decode()
@@ -234,9 +227,9 @@ def test_a_decision_without_a_comment_is_not_taken(shop, demo, operator):
     assert not dispute.processed
 
 
-def test_an_already_processed_dispute_in_a_batch_is_reported_and_skipped(shop, demo, operator):
-    _, first = open_dispute(shop, demo, 1)
-    _, second = open_dispute(shop, demo, 2)
+def test_an_already_processed_dispute_in_a_batch_is_reported_and_skipped(shop, world, operator):
+    _, first = open_dispute(shop, world, 1)
+    _, second = open_dispute(shop, world, 2)
     run_action(operator, "reject", [first], "no")
     done = run_action(operator, "accept", [first, second], "yes")
     html = done.content.decode()
@@ -247,21 +240,21 @@ def test_an_already_processed_dispute_in_a_batch_is_reported_and_skipped(shop, d
     assert (first.resolution, second.resolution) == ("rejected", "accepted")
 
 
-def test_the_decision_pages_are_for_signed_in_operators_only(shop, demo, client):
-    _, dispute = open_dispute(shop, demo)
+def test_the_decision_pages_are_for_signed_in_operators_only(shop, world, client):
+    _, dispute = open_dispute(shop, world)
     response = client.post(f"{QUEUE}resolve/accept/?ids={dispute.pk}", {"comment": "x"})
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
     dispute.refresh_from_db()
     assert not dispute.processed
 
 
-def test_an_unknown_decision_is_404(shop, demo, operator):
-    _, dispute = open_dispute(shop, demo)
+def test_an_unknown_decision_is_404(shop, world, operator):
+    _, dispute = open_dispute(shop, world)
     assert operator.get(f"{QUEUE}resolve/refund/?ids={dispute.pk}").status_code == 404
 
 
-def test_a_missing_second_confirmation_is_said_on_the_page(shop, demo, operator):
-    _, dispute = open_dispute(shop, demo, amount="800")
+def test_a_missing_second_confirmation_is_said_on_the_page(shop, world, operator):
+    _, dispute = open_dispute(shop, world, amount="800")
     url = f"/admin/disputes/dispute/resolve/accept/?ids={dispute.pk}"
     form = operator.get(url).content.decode()
     assert 'data-testid="confirm-money-note"' in form

@@ -14,19 +14,15 @@ from django.db import connections, transaction
 from django.http.multipartparser import MultiPartParser
 from django.test.client import BOUNDARY, RequestFactory, encode_multipart
 
-from conftest import ApiClient, buy_body, load_demo, sell_body
+from conftest import buy_body, sell_body
 from core.uploads import UploadSizeLimit
 from disputes.models import Dispute, DisputeFile
 from disputes.services import dispute_resolve
 
 from . import files as f
+from .conftest import dispute_world
 
 URL = "/api/v1/disputes/create"
-
-
-@pytest.fixture
-def order(shop, demo):
-    return shop.post("/api/v1/order/", buy_body(demo, amount="1000")).json()
 
 
 def create(client, order_id, amount="1000", evidence=None, headers=None, url=URL):
@@ -83,10 +79,10 @@ def test_dispute_with_real_png_jpeg_pdf_and_mp4_is_201(shop, order):
     assert dispute.resolution is None
 
 
-def test_stored_names_are_random_never_the_clients_file_name(shop, order, demo):
+def test_stored_names_are_random_never_the_clients_file_name(shop, order, world):
     evidence = [f.png("../../etc/passwd.png"), f.png("my receipt.png")]
     names = create(shop, order["id"], evidence=evidence).json()["dispute_files"]
-    other = shop.post("/api/v1/order/", buy_body(demo, amount="1001")).json()
+    other = shop.post("/api/v1/order/", buy_body(world, amount="1001")).json()
     again = create(shop, other["id"], evidence=[f.png("my receipt.png")]).json()["dispute_files"]
     for name in names + again:
         assert name.startswith("disputes/") and ".." not in name
@@ -147,10 +143,10 @@ def test_good_amounts_are_accepted(shop, order, amount):
     assert Dispute.objects.get().amount == Decimal(amount.strip())
 
 
-def test_sell_and_finished_orders_can_be_disputed(shop, demo):
-    sell = shop.post("/api/v1/order/", sell_body(demo)).json()
+def test_sell_and_finished_orders_can_be_disputed(shop, world):
+    sell = shop.post("/api/v1/order/", sell_body(world)).json()
     assert create(shop, sell["id"]).status_code == 201
-    buy = shop.post("/api/v1/order/", buy_body(demo, amount="1000")).json()
+    buy = shop.post("/api/v1/order/", buy_body(world, amount="1000")).json()
     shop.post(f"/api/v1/order/{buy['id']}/cancel")
     assert create(shop, buy["id"]).status_code == 201
 
@@ -241,7 +237,7 @@ def test_another_terminals_order_is_403_and_stores_nothing(closed_shop, order):
 @pytest.mark.parametrize(
     "order_id", ["00000000-0000-0000-0000-000000000000", "nope", "42", "x" * 300]
 )
-def test_unknown_or_malformed_order_is_404(shop, demo, order_id):
+def test_unknown_or_malformed_order_is_404(shop, world, order_id):
     assert_error(create(shop, order_id, evidence=[f.png()]), 404, "order_not_found")
     assert_nothing_stored()
 
@@ -311,9 +307,9 @@ def test_evidence_is_not_publicly_reachable(shop, order, client):
 
 @pytest.mark.django_db(transaction=True)
 def test_two_simultaneous_creates_on_one_order_make_exactly_one_dispute(live_server):
-    demo = load_demo()
-    shop = ApiClient("demo-shop-key")
-    order = shop.post("/api/v1/order/", buy_body(demo, amount="1000")).json()
+    world = dispute_world()
+    shop = world.api
+    order = shop.post("/api/v1/order/", buy_body(world, amount="1000")).json()
     evidence = f.png().read()
     gate = threading.Barrier(2)
 
@@ -324,7 +320,7 @@ def test_two_simultaneous_creates_on_one_order_make_exactly_one_dispute(live_ser
                 live_server.url + URL,
                 data={"order_id": order["id"], "amount": "1000"},
                 files=[("files", ("a.png", evidence, "image/png"))],
-                headers={"X-API-Key": "demo-shop-key"},
+                headers={"X-API-Key": shop.key},
                 timeout=60,
             ).status_code
         finally:
@@ -346,15 +342,15 @@ def test_two_simultaneous_creates_on_one_order_make_exactly_one_dispute(live_ser
 def test_a_create_that_loses_the_race_on_the_insert_is_400_and_leaves_no_files():
     """The request passed the early "already disputed?" check while another one was
     still inserting: the unique order decides, and the loser removes its files."""
-    demo = load_demo()
-    shop = ApiClient("demo-shop-key")
-    order = shop.post("/api/v1/order/", buy_body(demo, amount="1000")).json()
+    world = dispute_world()
+    shop = world.api
+    order = shop.post("/api/v1/order/", buy_body(world, amount="1000")).json()
     inserted, release = threading.Event(), threading.Event()
 
     def winner():
         try:
             with transaction.atomic():
-                Dispute.objects.create(order_id=order["id"], terminal=demo.shop, amount=5)
+                Dispute.objects.create(order_id=order["id"], terminal=world.shop, amount=5)
                 inserted.set()
                 release.wait(20)
         finally:

@@ -6,7 +6,6 @@ import pytest
 from django.core.files.storage import FileSystemStorage
 from django.core.files.uploadedfile import TemporaryUploadedFile
 
-from conftest import buy_body
 from core.files import SNIFF_BYTES
 from disputes.models import Dispute, DisputeFile
 from disputes.services import EvidenceStorageFull, PayloadTooLarge, dispute_open, evidence_check
@@ -39,14 +38,9 @@ class CountingUpload(TemporaryUploadedFile):
         return data
 
 
-@pytest.fixture
-def order(shop, demo):
-    return shop.post("/api/v1/order/", buy_body(demo, amount="1000")).json()
-
-
-def test_the_created_event_carries_the_dispute_as_listed_and_the_order(shop, demo, order):
+def test_the_created_event_carries_the_dispute_as_listed_and_the_order(shop, world, order):
     dispute = dispute_open(
-        terminal=demo.shop, order_id=order["id"], amount=Decimal("12.34"), files=[f.pdf()]
+        terminal=world.shop, order_id=order["id"], amount=Decimal("12.34"), files=[f.pdf()]
     )
     event = WebhookEvent.objects.get(type="dispute.created")
     listed = shop.get("/api/v1/disputes/search").json()["data"]["items"][0]
@@ -79,7 +73,7 @@ def test_the_size_limit_is_judged_without_reading_the_file():
     upload.close()
 
 
-def test_a_storage_failure_removes_what_was_already_written(demo, order, settings, tmp_path):
+def test_a_storage_failure_removes_what_was_already_written(world, order, settings, tmp_path):
     settings.STORAGES = {
         **settings.STORAGES,
         "default": {
@@ -90,7 +84,10 @@ def test_a_storage_failure_removes_what_was_already_written(demo, order, setting
     FlakyStorage.saves = 0
     with pytest.raises(EvidenceStorageFull):  # a 507, from the OSError
         dispute_open(
-            terminal=demo.shop, order_id=order["id"], amount=Decimal("10"), files=[f.png(), f.pdf()]
+            terminal=world.shop,
+            order_id=order["id"],
+            amount=Decimal("10"),
+            files=[f.png(), f.pdf()],
         )
     assert f.stored_files() == set()
     assert not Dispute.objects.exists() and not DisputeFile.objects.exists()

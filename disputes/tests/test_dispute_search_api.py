@@ -13,9 +13,9 @@ URL = "/api/v1/disputes/search"
 ISO_UTC = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 
 
-def open_dispute(client, demo, n, claimed="10.50"):
+def open_dispute(client, world, n, claimed="10.50"):
     order = client.post(
-        "/api/v1/order/", buy_body(demo, amount=str(1000 + n), client_order_id=f"c-{n}")
+        "/api/v1/order/", buy_body(world, amount=str(1000 + n), client_order_id=f"c-{n}")
     ).json()
     body = client.post_multipart(
         "/api/v1/disputes/create", {"order_id": order["id"], "amount": claimed}
@@ -35,8 +35,8 @@ def ids(page):
     return [item["dispute_id"] for item in page["items"]]
 
 
-def test_an_item_shows_the_orders_amount_as_a_number(shop, demo):
-    order, created = open_dispute(shop, demo, 234, claimed="10.50")
+def test_an_item_shows_the_orders_amount_as_a_number(shop, world):
+    order, created = open_dispute(shop, world, 234, claimed="10.50")
     page = data(shop)
     assert (page["total"], page["page"], page["pages"], page["size"]) == (1, 1, 1, 10)
     item = page["items"][0]
@@ -54,12 +54,12 @@ def test_an_item_shows_the_orders_amount_as_a_number(shop, demo):
     assert ISO_UTC.match(item["created_at"])
 
 
-def test_no_disputes_is_an_empty_page(shop, demo):
+def test_no_disputes_is_an_empty_page(shop, world):
     assert data(shop) == {"items": [], "total": 0, "page": 1, "pages": 0, "size": 10}
 
 
-def test_newest_first_and_paginated(shop, demo):
-    made = [open_dispute(shop, demo, n)[1]["dispute_id"] for n in range(12)]
+def test_newest_first_and_paginated(shop, world):
+    made = [open_dispute(shop, world, n)[1]["dispute_id"] for n in range(12)]
     newest_first = list(reversed(made))
     first = data(shop)
     assert (first["total"], first["pages"], first["size"]) == (12, 2, 10)
@@ -72,33 +72,33 @@ def test_newest_first_and_paginated(shop, demo):
     assert len(data(shop, {"size": 100})["items"]) == 12
 
 
-def test_newest_first_follows_created_at(shop, demo):
-    _, a = open_dispute(shop, demo, 1)
-    _, b = open_dispute(shop, demo, 2)
+def test_newest_first_follows_created_at(shop, world):
+    _, a = open_dispute(shop, world, 1)
+    _, b = open_dispute(shop, world, 2)
     Dispute.objects.filter(pk=b["dispute_id"]).update(created_at=datetime(2020, 1, 1, tzinfo=UTC))
     assert ids(data(shop)) == [a["dispute_id"], b["dispute_id"]]
 
 
-def test_filter_by_order_id(shop, demo):
-    order, created = open_dispute(shop, demo, 1)
-    open_dispute(shop, demo, 2)
+def test_filter_by_order_id(shop, world):
+    order, created = open_dispute(shop, world, 1)
+    open_dispute(shop, world, 2)
     assert ids(data(shop, {"order_id": order["id"]})) == [created["dispute_id"]]
     assert data(shop, {"order_id": "not-a-uuid"})["total"] == 0
     assert data(shop, {"order_id": "00000000-0000-0000-0000-000000000000"})["total"] == 0
 
 
-def test_filter_by_dispute_id(shop, demo):
-    _, created = open_dispute(shop, demo, 1)
-    open_dispute(shop, demo, 2)
+def test_filter_by_dispute_id(shop, world):
+    _, created = open_dispute(shop, world, 1)
+    open_dispute(shop, world, 2)
     assert ids(data(shop, {"dispute_id": created["dispute_id"]})) == [created["dispute_id"]]
     for nothing in ("abc", "0", "-1", "99999999", "9" * 30, "١٢"):
         assert data(shop, {"dispute_id": nothing})["total"] == 0
 
 
-def test_filter_by_processed_and_resolution_is_shown(shop, demo):
-    _, a = open_dispute(shop, demo, 1)
-    _, b = open_dispute(shop, demo, 2)
-    _, c = open_dispute(shop, demo, 3)
+def test_filter_by_processed_and_resolution_is_shown(shop, world):
+    _, a = open_dispute(shop, world, 1)
+    _, b = open_dispute(shop, world, 2)
+    _, c = open_dispute(shop, world, 3)
     dispute_resolve(
         dispute=Dispute.objects.get(pk=a["dispute_id"]), accept=False, comment="x", actor="op"
     )
@@ -115,9 +115,9 @@ def test_filter_by_processed_and_resolution_is_shown(shop, demo):
     assert data(shop, {"processed": "False"})["total"] == 1
 
 
-def test_filter_by_creation_period_inclusive(shop, demo):
-    _, a = open_dispute(shop, demo, 1)
-    _, b = open_dispute(shop, demo, 2)
+def test_filter_by_creation_period_inclusive(shop, world):
+    _, a = open_dispute(shop, world, 1)
+    _, b = open_dispute(shop, world, 2)
     t = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
     Dispute.objects.filter(pk=a["dispute_id"]).update(created_at=t)
     Dispute.objects.filter(pk=b["dispute_id"]).update(created_at=t + timedelta(days=1))
@@ -148,25 +148,25 @@ def test_filter_by_creation_period_inclusive(shop, demo):
         {"start_date": "2026-02-01T00:00:00Z", "end_date": "2026-01-01T00:00:00Z"},
     ],
 )
-def test_bad_parameters_are_400(shop, demo, params):
+def test_bad_parameters_are_400(shop, world, params):
     response = shop.get(URL, params)
     assert response.status_code == 400
     body = response.json()
     assert body["success"] is False and body["code"] == "validation_error" and body["errors"]
 
 
-def test_only_the_callers_disputes_are_listed(shop, closed_shop, demo):
-    order, created = open_dispute(shop, demo, 1)
+def test_only_the_callers_disputes_are_listed(shop, closed_shop, world):
+    order, created = open_dispute(shop, world, 1)
     assert data(closed_shop)["total"] == 0
     assert data(closed_shop, {"dispute_id": created["dispute_id"]})["total"] == 0
     assert data(closed_shop, {"order_id": order["id"]})["total"] == 0
     assert data(shop)["total"] == 1
 
 
-def test_route_also_answers_with_a_trailing_slash(shop, demo):
-    open_dispute(shop, demo, 1)
+def test_route_also_answers_with_a_trailing_slash(shop, world):
+    open_dispute(shop, world, 1)
     assert shop.get(URL + "/").json()["data"]["total"] == 1
 
 
-def test_without_a_key_is_401(anonymous, demo):
+def test_without_a_key_is_401(anonymous, world):
     assert anonymous.get(URL).status_code == 401

@@ -69,15 +69,22 @@ class TerminalFactory(DjangoModelFactory):
 
 
 def _range(method, side, spec) -> None:
-    low, high, fee, fixed = (Decimal(v) for v in spec)
+    """spec: (min, max, fee %, fixed fee[, trader reward %])."""
+    low, high, fee, fixed, reward = (Decimal(v) for v in (*spec, 0)[:5])
     FeeRange.objects.create(
-        method=method, side=side, min_amount=low, max_amount=high, fee=fee, fixed_fee=fixed
+        method=method,
+        side=side,
+        min_amount=low,
+        max_amount=high,
+        fee=fee,
+        fixed_fee=fixed,
+        trader_reward_percent=reward,
     )
 
 
 class PaymentMethodFactory(DjangoModelFactory):
     """A bank SBP method with the demo's ranges; `buy=`/`sell=` take (min, max, fee %,
-    fixed) or False for none."""
+    fixed[, trader reward %]) or False for none."""
 
     class Meta:
         model = PaymentMethod

@@ -1,4 +1,7 @@
-"""Chromium driven by Playwright against a live server, for the payment-page tests."""
+"""The payment form's tests: a world of their own (a terminal with its form on, its
+payment buttons, four bank SBP methods held by traders) for the API and page tests;
+Chromium driven by Playwright against a live server with the demo data for the browser
+tests."""
 
 import os
 import shutil
@@ -6,6 +9,58 @@ import shutil
 import pytest
 
 from conftest import load_demo
+from core.testing import ApiClient
+from finance.models import IntegrationType
+from orders.tests.world import World
+
+# The demo's H2H shop's buttons; its order-with-form shop has VTBPay on VTB SBP too.
+BUTTONS = {"SberPay": "Sberbank SBP", "TPay": "T-Bank SBP", "AlfaPay": "Alfa-Bank SBP"}
+
+
+def form_world(**extra) -> World:
+    """An H2H terminal with its payment form on, 100000.00 deposited and the SberPay,
+    TPay and AlfaPay buttons; two requisites on each of the four bank SBP methods and the
+    bank card, one on MTS Bank SBP, none on Ozon Bank SBP; the aggregate SBP and the
+    inactive Legacy card."""
+    return World.build(
+        {
+            "SBP": 0,
+            "Sberbank SBP": 2,
+            "T-Bank SBP": 2,
+            "Alfa-Bank SBP": 2,
+            "VTB SBP": 2,
+            "MTS Bank SBP": 1,
+            "Bank card": 2,
+            "Ozon Bank SBP": 0,
+            "Legacy card": 0,
+        },
+        available="100000.00",
+        form_activated=True,
+        buttons=BUTTONS,
+        **extra,
+    )
+
+
+@pytest.fixture
+def world(db) -> World:
+    return form_world()
+
+
+@pytest.fixture
+def form_shop(world) -> ApiClient:
+    """A terminal of the order-with-form integration: every Buy gets a payment page."""
+    return world.other_terminal(
+        integration_type=IntegrationType.ORDER_WITH_FORM,
+        form_activated=True,
+        buttons={**BUTTONS, "VTBPay": "VTB SBP"},
+    )
+
+
+@pytest.fixture
+def closed_shop(world) -> ApiClient:
+    """Another merchant's terminal, its payment form off."""
+    return world.other_terminal()
+
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 PHONE = {"width": 390, "height": 844}

@@ -4,10 +4,17 @@ tests (test_browser_edges.py) check what the script makes of them."""
 import re
 from datetime import UTC, datetime
 
-from conftest import trader_for
+import pytest
+
 from forms_ui.models import FormSession
 from orders.models import Order
 from orders.services import order_expire_now
+from orders.tests.world import trader_for
+
+
+@pytest.fixture
+def shop(world):
+    return world.api
 
 
 def create(client, urls=None, **order_data) -> FormSession:
@@ -83,12 +90,12 @@ def test_no_requisites_on_a_button_session_does_not_suggest_another_method(shop,
 
 
 def test_no_requisites_after_the_payers_own_choice_still_suggests_another_method(
-    shop, client, demo, settings
+    shop, client, world, settings
 ):
     settings.FORM_SEARCH_WINDOW_SECONDS = 0
     session = create(shop)
     client.post(
-        "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("Ozon Bank SBP")}
+        "/form/choose", {"session_id": session.pk, "method_id": world.method_id("Ozon Bank SBP")}
     )
     assert "another payment method" in page(client, session, "en")
 

@@ -8,13 +8,18 @@ from orders.models import Order
 URL = "/api/v1/form/create"
 
 
+@pytest.fixture
+def shop(world):
+    return world.api
+
+
 def body(**order_data):
     data = {"client_order_id": "f-1", "order_side": "Buy", "amount": "1000"}
     data.update(order_data)
     return {"order_data": data}
 
 
-def test_create_without_button_offers_method_choice(shop, demo, settings):
+def test_create_without_button_offers_method_choice(shop, world, settings):
     settings.PUBLIC_BASE_URL = "https://pay.example"
     response = shop.post(
         URL, {**body(), "redirect_url": "https://shop.example/ok", "support_url": None}
@@ -44,11 +49,11 @@ def test_create_without_button_offers_method_choice(shop, demo, settings):
 
 
 @pytest.mark.parametrize("button", ["SberPay", "sberpay", "SBERPAY"])
-def test_create_with_button_finds_requisites_at_once(shop, demo, button):
+def test_create_with_button_finds_requisites_at_once(shop, world, button):
     response = shop.post(URL, body(button_name=button))
     assert response.status_code == 201, response.content
     form = response.json()["form_data"]
-    assert form["order_data"]["payment_method_id"] == demo.method_id("Sberbank SBP")
+    assert form["order_data"]["payment_method_id"] == world.method_id("Sberbank SBP")
     session = FormSession.objects.get(pk=form["session_id"])
     assert session.button_name == "SberPay"
     assert session.state == "requisites_found" and session.selection is False
@@ -56,22 +61,22 @@ def test_create_with_button_finds_requisites_at_once(shop, demo, button):
     assert session.search_count == 1
 
 
-def test_sell_is_400(shop, demo):
+def test_sell_is_400(shop, world):
     assert shop.post(URL, body(order_side="Sell")).status_code == 400
 
 
-def test_button_not_offered_by_the_terminal_is_400(shop, demo):
+def test_button_not_offered_by_the_terminal_is_400(shop, world):
     response = shop.post(URL, body(button_name="VTBPay"))
     assert response.status_code == 400
     assert FormSession.objects.count() == 0
 
 
-def test_unknown_button_is_400(shop, demo):
+def test_unknown_button_is_400(shop, world):
     assert shop.post(URL, body(button_name="MirPay")).status_code == 400
 
 
 @pytest.mark.parametrize(("button", "amount"), [("SberPay", "99.99"), ("TPay", "300000.01")])
-def test_amount_the_preselected_method_cannot_take_is_409(shop, demo, button, amount):
+def test_amount_the_preselected_method_cannot_take_is_409(shop, world, button, amount):
     response = shop.post(URL, body(button_name=button, amount=amount))
     assert response.status_code == 409
     assert response.json()["message"].startswith(
@@ -80,20 +85,20 @@ def test_amount_the_preselected_method_cannot_take_is_409(shop, demo, button, am
     assert FormSession.objects.count() == 0 and Order.objects.count() == 0
 
 
-def test_amount_no_method_can_take_is_409(shop, demo):
+def test_amount_no_method_can_take_is_409(shop, world):
     response = shop.post(URL, body(amount="99"))
     assert response.status_code == 409
     assert response.json()["code"] == "amount_out_of_limits"
     assert FormSession.objects.count() == 0
 
 
-def test_form_not_activated_is_409(closed_shop, demo):
+def test_form_not_activated_is_409(closed_shop, world):
     response = closed_shop.post(URL, body())
     assert response.status_code == 409
     assert response.json()["code"] == "form_not_activated"
 
 
-def test_antifraud_cap_is_429(shop, demo):
+def test_antifraud_cap_is_429(shop, world):
     for i in range(3):
         assert (
             shop.post(URL, body(button_name="TPay", amount=1000 + i, user_id="u")).status_code
@@ -107,7 +112,7 @@ def test_antifraud_cap_is_429(shop, demo):
     )
 
 
-def test_rate_limit_is_429(shop, demo, settings):
+def test_rate_limit_is_429(shop, world, settings):
     from django.core.cache import cache
 
     cache.clear()
@@ -133,32 +138,32 @@ def test_rate_limit_is_429(shop, demo, settings):
         body(customer_bank="monobank"),
     ],
 )
-def test_bad_bodies_are_400(shop, demo, payload):
+def test_bad_bodies_are_400(shop, world, payload):
     response = shop.post(URL, payload)
     assert response.status_code == 400
     assert response.json()["success"] is False
     assert FormSession.objects.count() == 0
 
 
-def test_customer_bank_in_any_case_is_stored_lowercase(shop, demo):
+def test_customer_bank_in_any_case_is_stored_lowercase(shop, world):
     response = shop.post(URL, body(customer_bank="SberBank"))
     assert response.json()["form_data"]["order_data"]["customer_bank"] == "sberbank"
 
 
-def test_amount_is_returned_with_two_decimals(shop, demo):
+def test_amount_is_returned_with_two_decimals(shop, world):
     assert (
         shop.post(URL, body(amount=1500.5)).json()["form_data"]["order_data"]["amount"] == "1500.50"
     )
 
 
-def test_unique_amount_session_gets_a_shifted_amount_when_needed(shop, demo):
+def test_unique_amount_session_gets_a_shifted_amount_when_needed(shop, world):
     for _ in range(2):
         shop.post(
             "/api/v1/order/",
             {
                 "client_order_id": "x",
                 "order_side": "Buy",
-                "payment_method_id": demo.method_id("Sberbank SBP"),
+                "payment_method_id": world.method_id("Sberbank SBP"),
                 "amount": 1000,
             },
         )
@@ -169,19 +174,19 @@ def test_unique_amount_session_gets_a_shifted_amount_when_needed(shop, demo):
     assert item["amount"] == "1001.00"
 
 
-def test_idempotent_replay(shop, demo):
+def test_idempotent_replay(shop, world):
     first = shop.post(URL, body(button_name="SberPay"), headers={"Idempotency-Key": "form-1"})
     second = shop.post(URL, body(button_name="SberPay"), headers={"Idempotency-Key": "form-1"})
     assert first.content == second.content and second["Idempotent-Replayed"] == "true"
     assert FormSession.objects.count() == 1
 
 
-def test_antifraud_counts_the_users_h2h_orders_too(shop, demo):
+def test_antifraud_counts_the_users_h2h_orders_too(shop, world):
     for i in range(3):
         order = {
             "client_order_id": f"h-{i}",
             "order_side": "Buy",
-            "payment_method_id": demo.method_id("VTB SBP"),
+            "payment_method_id": world.method_id("VTB SBP"),
             "amount": 1000 + i,
             "user_id": "u-9",
         }
@@ -192,15 +197,15 @@ def test_antifraud_counts_the_users_h2h_orders_too(shop, demo):
     assert shop.post(URL, body(user_id="u-10")).status_code == 201
 
 
-def test_button_of_the_form_terminal_maps_to_its_bank(form_shop, demo):
+def test_button_of_the_form_terminal_maps_to_its_bank(form_shop, world):
     response = form_shop.post(URL, body(button_name="vtbpay"))
     assert response.status_code == 201
-    assert response.json()["form_data"]["order_data"]["payment_method_id"] == demo.method_id(
+    assert response.json()["form_data"]["order_data"]["payment_method_id"] == world.method_id(
         "VTB SBP"
     )
 
 
-def test_unknown_customer_bank_names_the_field_and_the_allowed_banks(shop, demo):
+def test_unknown_customer_bank_names_the_field_and_the_allowed_banks(shop, world):
     response = shop.post(URL, body(customer_bank="monobank"))
     assert response.status_code == 400
     assert response.json()["code"] == "validation_error"

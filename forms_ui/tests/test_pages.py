@@ -5,8 +5,13 @@ from datetime import timedelta
 
 import pytest
 
-from conftest import trader_for
 from forms_ui.models import FormSession
+from orders.tests.world import trader_for
+
+
+@pytest.fixture
+def shop(world):
+    return world.api
 
 
 def create(client, urls=None, **order_data):
@@ -23,34 +28,34 @@ def hooks_in(html: str) -> list[str]:
     return re.findall(r'data-testid="([a-z-]+)"', html)
 
 
-def test_method_page_lists_methods_with_hooks(shop, client, demo):
+def test_method_page_lists_methods_with_hooks(shop, client, world):
     session = create(shop)
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
     # every active method with a Buy range that some trader serves (not Ozon Bank SBP)
     assert html.count('data-testid="method-option"') == 7  # MTS Bank SBP included
-    assert f'data-method-id="{demo.method_id("Sberbank SBP")}"' in html
-    assert f'data-method-id="{demo.method_id("Ozon Bank SBP")}"' not in html
+    assert f'data-method-id="{world.method_id("Sberbank SBP")}"' in html
+    assert f'data-method-id="{world.method_id("Ozon Bank SBP")}"' not in html
     assert "Сбербанк (СБП)" in html and "Банковская карта" in html
     assert "Legacy card" not in html
     assert 'lang="ru"' in html
 
 
-def test_only_methods_that_take_the_amount_are_offered(shop, client, demo):
+def test_only_methods_that_take_the_amount_are_offered(shop, client, world):
     session = create(shop, amount="300")  # Bank card starts at 500
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
     assert html.count('data-testid="method-option"') == 6
-    assert f'data-method-id="{demo.method_id("Bank card")}"' not in html
+    assert f'data-method-id="{world.method_id("Bank card")}"' not in html
     response = client.post(
-        "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("Bank card")}
+        "/form/choose", {"session_id": session.pk, "method_id": world.method_id("Bank card")}
     )
     session.refresh_from_db()
     assert response.status_code == 302 and session.state == "method_selection"
 
 
-def test_choosing_a_method_finds_requisites(shop, client, demo):
+def test_choosing_a_method_finds_requisites(shop, client, world):
     session = create(shop)
     response = client.post(
-        "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("VTB SBP")}
+        "/form/choose", {"session_id": session.pk, "method_id": world.method_id("VTB SBP")}
     )
     assert response.status_code == 302
     html = client.get(response["Location"]).content.decode()
@@ -79,7 +84,7 @@ def test_english_on_request(shop, client):
     assert "Я оплатил" in client.get("/form/", {"session_id": session.pk}).content.decode()
 
 
-def test_method_names_and_every_text_follow_the_language(shop, client, demo):
+def test_method_names_and_every_text_follow_the_language(shop, client, world):
     session = create(shop)
     english = client.get("/form/", {"session_id": session.pk, "lang": "en"}).content.decode()
     assert "Bank card" in english and "Choose a payment method" in english
@@ -166,17 +171,17 @@ def test_preselected_button_shows_only_that_banks_hint_and_deeplink(shop, client
     assert "Откройте приложение Т-Банка" in html
 
 
-def test_aggregate_method_lists_every_banks_app(shop, client, demo):
+def test_aggregate_method_lists_every_banks_app(shop, client, world):
     session = create(shop)
-    client.post("/form/choose", {"session_id": session.pk, "method_id": demo.method_id("SBP")})
+    client.post("/form/choose", {"session_id": session.pk, "method_id": world.method_id("SBP")})
     html = client.get("/form/", {"session_id": session.pk, "lang": "en"}).content.decode()
     assert bank_names(html) == ["Alfa-Bank SBP", "Sberbank SBP", "T-Bank SBP", "VTB SBP"]
     assert "Open VTB Online" in html
 
 
-def test_customer_bank_narrows_the_banks_to_that_one(shop, client, demo):
+def test_customer_bank_narrows_the_banks_to_that_one(shop, client, world):
     session = create(shop, customer_bank="ALFABANK")
-    client.post("/form/choose", {"session_id": session.pk, "method_id": demo.method_id("SBP")})
+    client.post("/form/choose", {"session_id": session.pk, "method_id": world.method_id("SBP")})
     html = client.get("/form/", {"session_id": session.pk}).content.decode()
     assert bank_names(html) == ["Альфа-Банк (СБП)"]  # the Russian page, Russian names
 
@@ -243,13 +248,13 @@ def test_pages_carry_a_strict_csp(shop, client):
     assert b"<script>" not in response.content and b"style=" not in response.content
 
 
-def test_posts_are_csrf_protected(shop, demo):
+def test_posts_are_csrf_protected(shop, world):
     from django.test import Client
 
     session = create(shop)
     strict = Client(enforce_csrf_checks=True)
     response = strict.post(
-        "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("VTB SBP")}
+        "/form/choose", {"session_id": session.pk, "method_id": world.method_id("VTB SBP")}
     )
     assert response.status_code == 403
     session.refresh_from_db()
@@ -257,7 +262,7 @@ def test_posts_are_csrf_protected(shop, demo):
 
 
 @pytest.mark.parametrize(("lang", "title"), [("ru", "Страница устарела"), ("en", "out of date")])
-def test_a_post_without_its_csrf_token_gets_the_forms_own_page(shop, demo, lang, title):
+def test_a_post_without_its_csrf_token_gets_the_forms_own_page(shop, world, lang, title):
     from django.test import Client
 
     session = create(shop)
@@ -293,13 +298,13 @@ def test_a_nul_in_the_forms_inputs_gets_the_forms_own_answer(shop, client):
     assert session.state == "method_selection"
 
 
-def test_a_failed_search_offers_another_method_and_the_way_back(shop, client, demo, settings):
+def test_a_failed_search_offers_another_method_and_the_way_back(shop, client, world, settings):
     settings.FORM_SEARCH_WINDOW_SECONDS = 0
     urls = {"return_url": "https://shop.example/back"}
     session = create(shop, urls)
     # A method no trader serves, picked by a stale page: the search ends at once.
     client.post(
-        "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("Ozon Bank SBP")}
+        "/form/choose", {"session_id": session.pk, "method_id": world.method_id("Ozon Bank SBP")}
     )
     html = client.get("/form/", {"session_id": session.pk, "lang": "en"}).content.decode()
     assert 'data-testid="failure-screen"' in html and "Choose another method" in html
@@ -311,7 +316,7 @@ def test_a_failed_search_offers_another_method_and_the_way_back(shop, client, de
     assert 'data-testid="method-option"' in html
 
 
-def test_a_preselected_button_has_no_other_method_to_offer(shop, client, demo, settings):
+def test_a_preselected_button_has_no_other_method_to_offer(shop, client, world, settings):
     settings.FORM_SEARCH_WINDOW_SECONDS = 0
     session = create(shop, button_name="SberPay")
     FormSession.objects.filter(pk=session.pk).update(state="requisites_not_found")

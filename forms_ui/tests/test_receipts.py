@@ -3,11 +3,17 @@ with a dispute (docs/form.md#receipts), through the test client and the real sto
 
 import pytest
 
-from conftest import ApiClient, trader_for
+from core.testing import ApiClient, operator_user_create
 from disputes.tests import files as f
 from disputes.tests.conftest import evidence_storage  # noqa: F401 (autouse fixture)
 from forms_ui.models import FormSession
-from orders.models import Order
+from orders.models import Order, Trader
+from orders.tests.world import trader_for
+
+
+@pytest.fixture
+def shop(world):
+    return world.api
 
 
 def requisites_page(shop, **order_data) -> FormSession:
@@ -25,7 +31,9 @@ def attach(client, session, upload, lang="en"):
 def other_trader(order_id) -> ApiClient:
     mine = trader_for({"id": str(order_id)})
     return next(
-        ApiClient(f"demo-trader-{i}-key") for i in (1, 2, 3) if f"demo-trader-{i}-key" != mine.key
+        ApiClient(f"trader-key-{pk}")
+        for pk in Trader.objects.values_list("pk", flat=True)
+        if f"trader-key-{pk}" != mine.key
     )
 
 
@@ -118,7 +126,7 @@ def test_receipts_can_be_attached_while_the_payment_is_checked_not_after(shop, c
     assert Order.objects.get(pk=session.order_id).receipts_count == 1
 
 
-def test_a_dispute_opened_later_shows_the_receipts_to_operators(shop, client, demo):
+def test_a_dispute_opened_later_shows_the_receipts_to_operators(shop, client):
     client.cookies["django_language"] = "en"  # the page's words, in English
     session = requisites_page(shop)
     upload = f.png("paid.png")
@@ -136,6 +144,7 @@ def test_a_dispute_opened_later_shows_the_receipts_to_operators(shop, client, de
     assert opened.status_code == 201, opened.content  # 5 merchant files beside the receipt
     assert len(opened.json()["dispute_files"]) == 5
     operator = client
+    operator_user_create()
     assert operator.login(username="operator", password="operator-demo-password")
     operator.cookies["django_language"] = "en"  # this page's words, in English
     change = operator.get(f"/admin/disputes/dispute/{opened.json()['dispute_id']}/change/")
@@ -159,7 +168,8 @@ def test_a_receipt_post_needs_its_csrf_token(shop):
     assert f.stored_files() == set()
 
 
-def test_the_admin_speaks_russian_to_an_operator_who_asks_for_it(client, demo):
+def test_the_admin_speaks_russian_to_an_operator_who_asks_for_it(client, shop):
+    operator_user_create()
     assert client.login(username="operator", password="operator-demo-password")
     # Russian whatever the browser asks for; English by the header's switch.
     russian = client.get("/admin/", headers={"Accept-Language": "en-US"})
@@ -167,7 +177,5 @@ def test_the_admin_speaks_russian_to_an_operator_who_asks_for_it(client, demo):
     client.post("/admin/i18n/setlang/", {"language": "en", "next": "/admin/"})
     english = client.get("/admin/", headers={"Accept-Language": "ru-RU,ru;q=0.9"})
     assert "Log out" in english.content.decode()
-    api = ApiClient("demo-shop-key").get(
-        "/api/v1/order/not-a-uuid", headers={"Accept-Language": "ru"}
-    )
+    api = shop.get("/api/v1/order/not-a-uuid", headers={"Accept-Language": "ru"})
     assert api.json()["success"] is False and not any("а" <= c <= "я" for c in api.content.decode())

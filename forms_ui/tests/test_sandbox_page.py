@@ -7,14 +7,32 @@ import re
 import pytest
 from django.test import Client
 
-from conftest import ApiClient
+from core.testing import ApiClient
 from forms_ui.models import FormSession
 from webhooks.models import WebhookEvent
 
+from .conftest import BUTTONS, form_world
+
+SBP_BANKS = ("Sberbank SBP", "T-Bank SBP", "Alfa-Bank SBP", "VTB SBP")
+
 
 @pytest.fixture
-def sandbox(demo) -> ApiClient:
-    return ApiClient("demo-sandbox-key")
+def world(db):
+    """The form tests' world, and a sandbox trader holding two requisites on each bank
+    SBP method."""
+    return form_world(sandbox_holders=dict.fromkeys(SBP_BANKS, 2))
+
+
+@pytest.fixture
+def shop(world) -> ApiClient:
+    return world.api
+
+
+@pytest.fixture
+def sandbox(world) -> ApiClient:
+    """A sandbox terminal with its form on and the live shop's buttons."""
+    terminal = world.terminal(sandbox=True, form_activated=True, buttons=BUTTONS)
+    return ApiClient(terminal.raw_key)
 
 
 def create(api: ApiClient, **order_data) -> FormSession:
@@ -153,6 +171,6 @@ def test_an_unknown_action_or_a_closed_order_changes_nothing(sandbox, client):
     assert session.order.status == "Cancelled"
 
 
-def test_unknown_session_is_a_404(client, demo):
+def test_unknown_session_is_a_404(client, db):
     response = client.post("/form/sandbox", {"session_id": "nope", "action": "complete"})
     assert response.status_code == 404

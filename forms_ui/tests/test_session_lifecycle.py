@@ -2,14 +2,20 @@
 
 from datetime import timedelta
 
+import pytest
 import time_machine
 from django.utils import timezone
 
-from conftest import trader_for
 from forms_ui.models import FormSession
 from forms_ui.services import sessions_sync_due
 from forms_ui.tasks import sync_sessions
 from orders.tests.clock import orders_age
+from orders.tests.world import trader_for
+
+
+@pytest.fixture
+def shop(world):
+    return world.api
 
 
 def create(client, **order_data):
@@ -22,21 +28,21 @@ def create(client, **order_data):
     )
 
 
-def fill_sberbank(shop, demo, amount=1000):
+def fill_sberbank(shop, world, amount=1000):
     for i in range(2):
         body = {
             "client_order_id": f"fill-{i}",
             "order_side": "Buy",
-            "payment_method_id": demo.method_id("Sberbank SBP"),
+            "payment_method_id": world.method_id("Sberbank SBP"),
             "amount": amount,
         }
         assert shop.post("/api/v1/order/", body).status_code == 201
-    return list(demo.shop.orders.all())
+    return list(world.shop.orders.all())
 
 
-def test_search_retries_until_requisites_free_up(shop, demo, settings):
+def test_search_retries_until_requisites_free_up(shop, world, settings):
     settings.FORM_SEARCH_RETRY_SECONDS = 0
-    holders = fill_sberbank(shop, demo)
+    holders = fill_sberbank(shop, world)
     session = create(shop, button_name="SberPay")
     assert session.state == "requisites_search" and session.search_count == 1
     sessions_sync_due()
@@ -49,8 +55,8 @@ def test_search_retries_until_requisites_free_up(shop, demo, settings):
     assert session.order is not None
 
 
-def test_search_window_closes_into_requisites_not_found(shop, demo, settings):
-    fill_sberbank(shop, demo)
+def test_search_window_closes_into_requisites_not_found(shop, world, settings):
+    fill_sberbank(shop, world)
     session = create(shop, button_name="SberPay")
     with time_machine.travel(
         timezone.now() + timedelta(seconds=settings.FORM_SEARCH_WINDOW_SECONDS + 1)
@@ -60,7 +66,7 @@ def test_search_window_closes_into_requisites_not_found(shop, demo, settings):
     assert session.state == "requisites_not_found"
 
 
-def test_unused_session_expires(shop, demo, settings):
+def test_unused_session_expires(shop, world, settings):
     session = create(shop)
     with time_machine.travel(
         timezone.now() + timedelta(seconds=settings.FORM_SESSION_TTL_SECONDS + 1)
@@ -72,7 +78,7 @@ def test_unused_session_expires(shop, demo, settings):
     assert session.state == "expired"
 
 
-def test_session_follows_order_expiry_and_cancellation(shop, demo):
+def test_session_follows_order_expiry_and_cancellation(shop, world):
     expiring = create(shop, button_name="SberPay")
     cancelled = create(shop, button_name="TPay")
     shop.post(f"/api/v1/order/{cancelled.order_id}/cancel")
@@ -83,7 +89,7 @@ def test_session_follows_order_expiry_and_cancellation(shop, demo):
     assert (expiring.state, cancelled.state) == ("expired", "cancelled")
 
 
-def test_paid_then_confirmed_completes(shop, demo, client):
+def test_paid_then_confirmed_completes(shop, world, client):
     session = create(shop, button_name="AlfaPay")
     page = client.get("/form/", {"session_id": session.pk})
     assert page.status_code == 200
@@ -100,7 +106,7 @@ def test_paid_then_confirmed_completes(shop, demo, client):
     assert session.state == "completed"
 
 
-def test_a_found_session_expires_with_its_order(shop, demo):
+def test_a_found_session_expires_with_its_order(shop, world):
     session = create(shop, button_name="SberPay")
     assert session.expires_at == session.order.expires_at
     item = shop.get("/api/v1/form/search").json()["items"][0]
@@ -110,9 +116,9 @@ def test_a_found_session_expires_with_its_order(shop, demo):
     )
 
 
-def test_the_page_poll_retries_a_due_search_without_the_beat(shop, demo, client, settings):
+def test_the_page_poll_retries_a_due_search_without_the_beat(shop, world, client, settings):
     settings.FORM_SEARCH_RETRY_SECONDS = 0
-    holders = fill_sberbank(shop, demo)
+    holders = fill_sberbank(shop, world)
     session = create(shop, button_name="SberPay")
     assert client.get("/form/status", {"session_id": session.pk}).json()["state"] == (
         "requisites_search"
@@ -125,9 +131,9 @@ def test_the_page_poll_retries_a_due_search_without_the_beat(shop, demo, client,
     assert session.search_count == 3
 
 
-def test_a_retry_within_the_interval_is_skipped(shop, demo, settings):
+def test_a_retry_within_the_interval_is_skipped(shop, world, settings):
     settings.FORM_SEARCH_RETRY_SECONDS = 60
-    fill_sberbank(shop, demo)
+    fill_sberbank(shop, world)
     session = create(shop, button_name="SberPay")
     sessions_sync_due()
     session.refresh_from_db()
@@ -135,11 +141,11 @@ def test_a_retry_within_the_interval_is_skipped(shop, demo, settings):
 
 
 def test_chosen_method_without_requisites_searches_until_the_window_closes(
-    shop, demo, client, settings
+    shop, world, client, settings
 ):
     session = create(shop)
     client.post(
-        "/form/choose", {"session_id": session.pk, "method_id": demo.method_id("Ozon Bank SBP")}
+        "/form/choose", {"session_id": session.pk, "method_id": world.method_id("Ozon Bank SBP")}
     )
     session.refresh_from_db()
     assert session.state == "requisites_search" and session.search_count == 1

@@ -6,7 +6,7 @@ from orders.models import Requisite
 
 
 @pytest.fixture
-def operator(client, demo):
+def operator(client, operator_user):
     assert client.login(username="operator", password="operator-demo-password")
     client.cookies["django_language"] = "en"  # these pages' words, in English
     return client
@@ -34,10 +34,10 @@ def requisite_form(requisite, **changes) -> dict:
         ("Sberbank SBP", {"method": "SBP"}, "aggregate"),
     ],
 )
-def test_a_requisite_payers_could_not_pay_is_refused(operator, demo, method, changes, error):
-    requisite = Requisite.objects.filter(method=demo.methods[method]).first()
+def test_a_requisite_payers_could_not_pay_is_refused(operator, world, method, changes, error):
+    requisite = Requisite.objects.filter(method=world.methods[method]).first()
     if "method" in changes:
-        changes["method"] = demo.method_id(changes["method"])
+        changes["method"] = world.method_id(changes["method"])
     response = operator.post(
         f"/admin/orders/requisite/{requisite.pk}/change/", requisite_form(requisite, **changes)
     )
@@ -48,8 +48,8 @@ def test_a_requisite_payers_could_not_pay_is_refused(operator, demo, method, cha
     assert (requisite.account, requisite.daily_limit, requisite.method_id) == before
 
 
-def test_a_requisite_account_is_stored_normalised(operator, demo):
-    requisite = Requisite.objects.filter(method=demo.methods["Sberbank SBP"]).first()
+def test_a_requisite_account_is_stored_normalised(operator, world):
+    requisite = Requisite.objects.filter(method=world.methods["Sberbank SBP"]).first()
     response = operator.post(
         f"/admin/orders/requisite/{requisite.pk}/change/",
         requisite_form(requisite, account="8 (999) 000-12-34"),
@@ -59,30 +59,31 @@ def test_a_requisite_account_is_stored_normalised(operator, demo):
     assert requisite.account == "+79990001234"
 
 
-def test_one_trader_key_is_revoked_on_its_own(operator, demo):
+def test_one_trader_key_is_revoked_on_its_own(operator, world):
     from conftest import ApiClient
     from orders.models import TraderApiKey
 
-    key = TraderApiKey.objects.get(trader__name="Trader One")
-    listing = operator.get("/admin/orders/traderapikey/", {"q": "Trader One"}).content.decode()
+    one, two = (r.trader for r in world.requisites[:2])
+    key = TraderApiKey.objects.get(trader=one)
+    listing = operator.get("/admin/orders/traderapikey/", {"q": one.name}).content.decode()
     assert key.key_prefix in listing
     operator.post(
         "/admin/orders/traderapikey/", {"action": "revoke", "_selected_action": [str(key.pk)]}
     )
-    assert ApiClient("demo-trader-1-key").get("/api/v1/trader/orders").status_code == 401
-    assert ApiClient("demo-trader-2-key").get("/api/v1/trader/orders").status_code == 200
+    assert ApiClient(f"trader-key-{one.pk}").get("/api/v1/trader/orders").status_code == 401
+    assert ApiClient(f"trader-key-{two.pk}").get("/api/v1/trader/orders").status_code == 200
 
 
-def test_revoking_all_keys_of_a_trader_revokes_each_and_no_other(operator, demo):
+def test_revoking_all_keys_of_a_trader_revokes_each_and_no_other(operator, world):
     from conftest import ApiClient
-    from orders.models import Trader, TraderApiKey
+    from orders.models import TraderApiKey
 
-    trader = Trader.objects.get(name="Trader One")
+    trader, two = (r.trader for r in world.requisites[:2])
     response = operator.post(
         "/admin/orders/trader/",
         {"action": "revoke_api_keys", "_selected_action": [str(trader.pk)]},
     )
     assert response.status_code == 302
     assert not TraderApiKey.objects.filter(trader=trader, revoked_at__isnull=True).exists()
-    assert ApiClient("demo-trader-1-key").get("/api/v1/trader/orders").status_code == 401
-    assert ApiClient("demo-trader-2-key").get("/api/v1/trader/orders").status_code == 200
+    assert ApiClient(f"trader-key-{trader.pk}").get("/api/v1/trader/orders").status_code == 401
+    assert ApiClient(f"trader-key-{two.pk}").get("/api/v1/trader/orders").status_code == 200

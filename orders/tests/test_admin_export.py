@@ -11,7 +11,12 @@ from orders.models import Order
 
 
 @pytest.fixture
-def operator(client, demo):
+def shop(world):
+    return world.api
+
+
+@pytest.fixture
+def operator(client, operator_user):
     assert client.login(username="operator", password="operator-demo-password")
     return client
 
@@ -34,32 +39,32 @@ def listed_ids(operator, query: str) -> list[str]:
     "query",
     ["", "side__exact=Sell", "status__exact=Cancelled", "q=dup", "o=-5", "side__exact=Buy&o=5"],
 )
-def test_rows_equal_the_filtered_list(operator, demo, shop, query):
+def test_rows_equal_the_filtered_list(operator, world, shop, query):
     for n, amount in enumerate(["1000.00", "1100.00", "1200.00"]):
-        shop.post("/api/v1/order/", buy_body(demo, amount=amount, client_order_id=f"dup-{n}"))
-    cancelled = shop.post("/api/v1/order/", buy_body(demo, amount="1300.00")).json()
+        shop.post("/api/v1/order/", buy_body(world, amount=amount, client_order_id=f"dup-{n}"))
+    cancelled = shop.post("/api/v1/order/", buy_body(world, amount="1300.00")).json()
     shop.post(f"/api/v1/order/{cancelled['id']}/cancel")
-    shop.post("/api/v1/order/", sell_body(demo, amount="2000.00"))
+    shop.post("/api/v1/order/", sell_body(world, amount="2000.00"))
 
     rows = exported(operator.get(f"/admin/orders/order/export.csv?{query}"))
     assert [r["id"] for r in rows] == listed_ids(operator, query)
     assert rows, query
 
 
-def test_the_list_links_its_export_with_the_same_filters(operator, demo):
+def test_the_list_links_its_export_with_the_same_filters(operator, world):
     html = operator.get("/admin/orders/order/?side__exact=Sell").content.decode()
     assert 'href="/admin/orders/order/export.csv?side__exact=Sell"' in html
 
 
-def test_a_formula_in_a_merchants_field_is_not_run_by_a_spreadsheet(operator, demo, shop):
-    shop.post("/api/v1/order/", buy_body(demo, client_order_id="=HYPERLINK(1)"))
+def test_a_formula_in_a_merchants_field_is_not_run_by_a_spreadsheet(operator, world, shop):
+    shop.post("/api/v1/order/", buy_body(world, client_order_id="=HYPERLINK(1)"))
     (row,) = exported(operator.get("/admin/orders/order/export.csv"))
     assert row["client_order_id"] == "'=HYPERLINK(1)"
     assert row["status"] == "Pending" and row["amount"]
 
 
-def test_a_russian_spreadsheet_reads_columns_decimal_commas_and_moscow_time(operator, demo, shop):
-    created = shop.post("/api/v1/order/", buy_body(demo, amount="7350.00")).json()
+def test_a_russian_spreadsheet_reads_columns_decimal_commas_and_moscow_time(operator, world, shop):
+    created = shop.post("/api/v1/order/", buy_body(world, amount="7350.00")).json()
     response = operator.get("/admin/orders/order/export.csv")
     assert "MSK" in response["Content-Disposition"]
     raw = b"".join(response.streaming_content)

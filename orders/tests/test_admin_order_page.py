@@ -8,22 +8,27 @@ from orders.models import Order, OrderStatus
 
 
 @pytest.fixture
-def operator(client, demo):
+def shop(world):
+    return world.api
+
+
+@pytest.fixture
+def operator(client, operator_user):
     assert client.login(username="operator", password="operator-demo-password")
     client.cookies["django_language"] = "en"  # these pages' words, in English
     return client
 
 
-def test_the_list_shows_short_ids_that_open_the_order(operator, demo, shop):
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+def test_the_list_shows_short_ids_that_open_the_order(operator, world, shop):
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     html = operator.get("/admin/orders/order/").content.decode()
     assert f">{order['id'][:8]}…<" in html
     assert f'title="{order["id"]}"' in html
 
 
-def test_a_pending_order_is_confirmed_from_its_page(operator, demo, shop):
+def test_a_pending_order_is_confirmed_from_its_page(operator, world, shop):
     operator.cookies["django_language"] = "en"  # the page's words, in English
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     page = operator.get(f"/admin/orders/order/{order['id']}/change/").content.decode()
     assert 'name="_save"' not in page
     assert "History" in page and "Merchant&#x27;s balance" in page and "Trader" in page
@@ -46,16 +51,16 @@ def test_a_pending_order_is_confirmed_from_its_page(operator, demo, shop):
     assert "/do/confirm_orders/" not in closed
 
 
-def test_an_unknown_action_is_refused(operator, demo, shop):
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+def test_an_unknown_action_is_refused(operator, world, shop):
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     assert operator.get(f"/admin/orders/order/{order['id']}/do/delete/").status_code == 403
 
 
-def test_a_trader_page_leads_to_requisites_open_orders_and_conversion(operator, demo, shop):
+def test_a_trader_page_leads_to_requisites_open_orders_and_conversion(operator, world, shop):
     operator.cookies["django_language"] = "en"  # the page's words, in English
-    from conftest import trader_for
+    from orders.tests.world import trader_for
 
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     trader = Order.objects.get(pk=order["id"]).trader
     listing = operator.get("/admin/orders/trader/").content.decode()
     assert f'?trader__id__exact={trader.pk}&amp;status__exact=Pending">1</a>' in listing

@@ -4,15 +4,23 @@ turnover limit, and which orders count toward each."""
 from datetime import timedelta
 from decimal import Decimal
 
-from conftest import buy_body, sell_body, trader_for
+import pytest
+
+from conftest import buy_body, sell_body
 from core.db import db_now
 from finance.models import PaymentMethod
 from orders.models import Requisite, RequisiteLoad
 from orders.services import matching
 from orders.services.load import utc_day
 from orders.tests.clock import orders_age
+from orders.tests.world import trader_for
 
 URL = "/api/v1/order/"
+
+
+@pytest.fixture
+def shop(world):
+    return world.api
 
 
 def sberbank_requisites(**fields):
@@ -28,69 +36,69 @@ def confirm(order: dict) -> None:
     assert response.status_code == 200, response.content
 
 
-def test_requisite_at_its_pending_cap_is_skipped_until_none_is_left(shop, demo):
+def test_requisite_at_its_pending_cap_is_skipped_until_none_is_left(shop, world):
     sberbank_requisites(max_pending=1)
-    first = shop.post(URL, buy_body(demo, amount=1000))
-    second = shop.post(URL, buy_body(demo, amount=1001))
+    first = shop.post(URL, buy_body(world, amount=1000))
+    second = shop.post(URL, buy_body(world, amount=1001))
     assert first.status_code == second.status_code == 201
     assert first.json()["holder_account"] != second.json()["holder_account"]
-    assert shop.post(URL, buy_body(demo, amount=1002)).status_code == 500
+    assert shop.post(URL, buy_body(world, amount=1002)).status_code == 500
 
 
-def test_pending_cap_counts_sell_orders_too(shop, demo):
+def test_pending_cap_counts_sell_orders_too(shop, world):
     sberbank_requisites(max_pending=1)
-    assert shop.post(URL, sell_body(demo, amount=1000)).status_code == 201
-    assert shop.post(URL, sell_body(demo, amount=1000, client_order_id="s2")).status_code == 201
-    assert shop.post(URL, buy_body(demo, amount=1000)).status_code == 500
+    assert shop.post(URL, sell_body(world, amount=1000)).status_code == 201
+    assert shop.post(URL, sell_body(world, amount=1000, client_order_id="s2")).status_code == 201
+    assert shop.post(URL, buy_body(world, amount=1000)).status_code == 500
 
 
-def test_order_pending_past_its_expiry_no_longer_counts_toward_the_cap(shop, demo):
+def test_order_pending_past_its_expiry_no_longer_counts_toward_the_cap(shop, world):
     sberbank_requisites(max_pending=1)
-    shop.post(URL, buy_body(demo, amount=1000))
-    shop.post(URL, buy_body(demo, amount=1001))
+    shop.post(URL, buy_body(world, amount=1000))
+    shop.post(URL, buy_body(world, amount=1001))
     orders_age(timedelta(minutes=16))
-    response = shop.post(URL, buy_body(demo, amount=1002))
+    response = shop.post(URL, buy_body(world, amount=1002))
     assert response.status_code == 201
 
 
-def test_cancelled_order_frees_its_place_under_the_cap(shop, demo):
+def test_cancelled_order_frees_its_place_under_the_cap(shop, world):
     sberbank_requisites(max_pending=1)
-    order = shop.post(URL, buy_body(demo, amount=1000)).json()
-    shop.post(URL, buy_body(demo, amount=1001))
+    order = shop.post(URL, buy_body(world, amount=1000)).json()
+    shop.post(URL, buy_body(world, amount=1001))
     shop.post(f"{URL}{order['id']}/cancel")
-    assert shop.post(URL, buy_body(demo, amount=1002)).status_code == 201
+    assert shop.post(URL, buy_body(world, amount=1002)).status_code == 201
 
 
-def test_requisite_over_its_daily_turnover_is_skipped(shop, demo):
+def test_requisite_over_its_daily_turnover_is_skipped(shop, world):
     sberbank_requisites(daily_limit=Decimal("1500"))
-    first = shop.post(URL, buy_body(demo, amount=1000)).json()
-    second = shop.post(URL, buy_body(demo, amount="1000.50")).json()
+    first = shop.post(URL, buy_body(world, amount=1000)).json()
+    second = shop.post(URL, buy_body(world, amount="1000.50")).json()
     assert first["holder_account"] != second["holder_account"]
-    assert shop.post(URL, buy_body(demo, amount="500.01")).status_code == 500
-    assert shop.post(URL, buy_body(demo, amount="499.50")).status_code == 201
+    assert shop.post(URL, buy_body(world, amount="500.01")).status_code == 500
+    assert shop.post(URL, buy_body(world, amount="499.50")).status_code == 201
 
 
-def test_turnover_counts_completed_orders_of_the_day_and_not_cancelled_ones(shop, demo):
+def test_turnover_counts_completed_orders_of_the_day_and_not_cancelled_ones(shop, world):
     sberbank_requisites(daily_limit=Decimal("1500"))
-    completed = shop.post(URL, buy_body(demo, amount=1000)).json()
+    completed = shop.post(URL, buy_body(world, amount=1000)).json()
     confirm(completed)
-    cancelled = shop.post(URL, buy_body(demo, amount=1001)).json()
+    cancelled = shop.post(URL, buy_body(world, amount=1001)).json()
     assert shop.post(f"{URL}{cancelled['id']}/cancel").status_code == 200
-    response = shop.post(URL, buy_body(demo, amount=1000))
+    response = shop.post(URL, buy_body(world, amount=1000))
     assert response.status_code == 201
     assert response.json()["holder_account"] != completed["holder_account"]
 
 
-def test_turnover_starts_again_at_the_utc_day(shop, demo):
+def test_turnover_starts_again_at_the_utc_day(shop, world):
     sberbank_requisites(daily_limit=Decimal("1500"))
     for amount in (1000, 1001):
-        order = shop.post(URL, buy_body(demo, amount=amount)).json()
+        order = shop.post(URL, buy_body(world, amount=amount)).json()
         confirm(order)
-    assert shop.post(URL, buy_body(demo, amount=1002)).status_code == 500
+    assert shop.post(URL, buy_body(world, amount=1002)).status_code == 500
     # A day later by the database's clock: that turnover was yesterday's.
     orders_age(timedelta(days=1))
     RequisiteLoad.objects.update(day=utc_day(db_now()) - timedelta(days=1))
-    assert shop.post(URL, buy_body(demo, amount=1002)).status_code == 201
+    assert shop.post(URL, buy_body(world, amount=1002)).status_code == 201
 
 
 def many_requisites(count: int) -> PaymentMethod:
@@ -104,7 +112,7 @@ def many_requisites(count: int) -> PaymentMethod:
     return method
 
 
-def test_matcher_visits_every_requisite_once_over_several_chunks(demo):
+def test_matcher_visits_every_requisite_once_over_several_chunks(world):
     method = many_requisites(matching.CHUNK * 2 + 6)
     for _ in range(20):  # each search starts from a random point of the ring
         seen = [
@@ -116,35 +124,35 @@ def test_matcher_visits_every_requisite_once_over_several_chunks(demo):
         assert len(seen) == len(set(seen)) == matching.CHUNK * 2 + 6
 
 
-def test_the_last_free_requisite_among_many_is_found(shop, demo):
+def test_the_last_free_requisite_among_many_is_found(shop, world):
     count = matching.CHUNK + 5
     many_requisites(count)
     accounts = set()
     for _ in range(count):
-        response = shop.post(URL, buy_body(demo, method="Ozon Bank SBP", amount=1000))
+        response = shop.post(URL, buy_body(world, method="Ozon Bank SBP", amount=1000))
         assert response.status_code == 201, response.content
         accounts.add(response.json()["holder_account"])
     assert len(accounts) == count
-    assert shop.post(URL, buy_body(demo, method="Ozon Bank SBP", amount=1000)).status_code == 500
+    assert shop.post(URL, buy_body(world, method="Ozon Bank SBP", amount=1000)).status_code == 500
 
 
-def test_aggregate_sbp_expands_only_to_bank_methods_enabled_on_the_terminal(shop, demo):
+def test_aggregate_sbp_expands_only_to_bank_methods_enabled_on_the_terminal(shop, world):
     from finance.models import TerminalMethod
 
-    aggregate = demo.methods["SBP"]
-    everything = matching.concrete_methods(aggregate, terminal=demo.shop)
-    assert demo.methods["Sberbank SBP"] in everything
-    TerminalMethod.objects.filter(terminal=demo.shop).exclude(
+    aggregate = world.methods["SBP"]
+    everything = matching.concrete_methods(aggregate, terminal=world.shop)
+    assert world.methods["Sberbank SBP"] in everything
+    TerminalMethod.objects.filter(terminal=world.shop).exclude(
         method__name__in=["SBP", "Sberbank SBP"]
     ).update(enabled=False)
-    assert matching.concrete_methods(aggregate, terminal=demo.shop) == [
-        demo.methods["Sberbank SBP"]
+    assert matching.concrete_methods(aggregate, terminal=world.shop) == [
+        world.methods["Sberbank SBP"]
     ]
     # Through the API: every order on the aggregate lands on a Sberbank requisite.
     for i in range(3):
         response = shop.post(
             "/api/v1/order/",
-            buy_body(demo, method="SBP", client_order_id=f"agg-{i}", amount=f"{1000 + i}.00"),
+            buy_body(world, method="SBP", client_order_id=f"agg-{i}", amount=f"{1000 + i}.00"),
         )
         assert response.status_code in (201, 500), response.content
         if response.status_code == 201:

@@ -1,20 +1,28 @@
 """Cursor pagination of the order list (starting_after / ending_before) and the
 capped total of a busy terminal's list."""
 
+import pytest
 from django.test import override_settings
 
+from finance.tests.factories import TerminalFactory
 from orders.models import Order
-from orders.tests.test_order_list_api import create_many
+from orders.tests.test_order_list_api import create_many, list_world
 
 URL = "/api/v1/order/"
+
+
+@pytest.fixture
+def world(db):
+    return list_world()
 
 
 def ids_of(page) -> list[str]:
     return [item["id"] for item in page["items"]]
 
 
-def test_walking_forward_and_back_with_cursors_visits_every_order_once(shop, demo):
-    create_many(shop, demo, 7)
+def test_walking_forward_and_back_with_cursors_visits_every_order_once(world):
+    shop = world.api
+    create_many(shop, world, 7)
     everything = ids_of(shop.get(URL, {"size": 100}).json()["orders"])
     seen, page = [], shop.get(URL, {"size": 3}).json()["orders"]
     while True:
@@ -30,8 +38,9 @@ def test_walking_forward_and_back_with_cursors_visits_every_order_once(shop, dem
     assert ids_of(first) == everything[:2] and first["has_more"] is False
 
 
-def test_a_cursor_page_counts_what_lies_beyond_the_cursor(shop, demo):
-    create_many(shop, demo, 5)
+def test_a_cursor_page_counts_what_lies_beyond_the_cursor(world):
+    shop = world.api
+    create_many(shop, world, 5)
     everything = ids_of(shop.get(URL).json()["orders"])
     page = shop.get(URL, {"size": 2, "starting_after": everything[0]}).json()["orders"]
     assert (page["total"], page["page"], page["pages"], page["has_more"]) == (4, 1, 2, True)
@@ -40,8 +49,9 @@ def test_a_cursor_page_counts_what_lies_beyond_the_cursor(shop, demo):
     assert (last["items"], last["total"], last["has_more"]) == ([], 0, False)
 
 
-def test_cursors_follow_the_sort_by_amount_ascending_and_the_filters(shop, demo):
-    create_many(shop, demo, 6)
+def test_cursors_follow_the_sort_by_amount_ascending_and_the_filters(world):
+    shop = world.api
+    create_many(shop, world, 6)
     params = {"sort_by": "amount", "sort": "asc", "order_side": "Buy"}
     everything = ids_of(shop.get(URL, params).json()["orders"])
     page = shop.get(URL, {**params, "size": 2, "starting_after": everything[1]}).json()
@@ -50,26 +60,29 @@ def test_cursors_follow_the_sort_by_amount_ascending_and_the_filters(shop, demo)
     assert amounts == sorted(amounts, key=float)
 
 
-def test_a_cursor_that_is_not_an_order_id_is_400(shop, demo):
-    create_many(shop, demo, 1)
+def test_a_cursor_that_is_not_an_order_id_is_400(world):
+    shop = world.api
+    create_many(shop, world, 1)
     response = shop.get(URL, {"starting_after": "not-an-id"})
     assert response.status_code == 400
     body = response.json()
     assert body["success"] is False and "starting_after" in body["errors"]
 
 
-def test_a_cursor_that_names_no_order_of_the_terminal_is_404(shop, demo):
-    (order_id,) = create_many(shop, demo, 1)
+def test_a_cursor_that_names_no_order_of_the_terminal_is_404(world):
+    shop = world.api
+    (order_id,) = create_many(shop, world, 1)
     unknown = shop.get(URL, {"ending_before": "00000000-0000-0000-0000-000000000000"})
     assert unknown.status_code == 404 and "ending_before" in unknown.json()["errors"]
-    Order.objects.filter(pk=order_id).update(terminal=demo.form_shop)
+    Order.objects.filter(pk=order_id).update(terminal=TerminalFactory())
     response = shop.get(URL, {"starting_after": order_id})
     assert response.status_code == 404
     assert "starting_after" in response.json()["errors"]
 
 
-def test_both_cursors_give_the_orders_between_them_and_page_is_not_used(shop, demo):
-    create_many(shop, demo, 6)
+def test_both_cursors_give_the_orders_between_them_and_page_is_not_used(world):
+    shop = world.api
+    create_many(shop, world, 6)
     everything = ids_of(shop.get(URL).json()["orders"])
     params = {"starting_after": everything[0], "ending_before": everything[4], "page": 3}
     between = shop.get(URL, {**params, "size": 10}).json()["orders"]
@@ -79,8 +92,9 @@ def test_both_cursors_give_the_orders_between_them_and_page_is_not_used(shop, de
 
 
 @override_settings(ORDER_LIST_COUNT_CAP=4)
-def test_a_busy_list_reports_its_capped_total_as_an_estimate(shop, demo):
-    create_many(shop, demo, 7)
+def test_a_busy_list_reports_its_capped_total_as_an_estimate(world):
+    shop = world.api
+    create_many(shop, world, 7)
     page = shop.get(URL, {"size": 2}).json()["orders"]
     assert (page["total"], page["total_is_estimate"], page["pages"]) == (4, True, 2)
     deep = shop.get(URL, {"size": 2, "page": 3}).json()["orders"]
@@ -89,12 +103,13 @@ def test_a_busy_list_reports_its_capped_total_as_an_estimate(shop, demo):
     assert (small["total"], small["total_is_estimate"]) == (0, False)
 
 
-def test_a_listed_row_renders_as_the_order_itself(shop, demo):
+def test_a_listed_row_renders_as_the_order_itself(world):
     """The list renders rows (OrderRow), the rest of the API model instances: the
     same order must come out the same either way."""
+    shop = world.api
     from orders.render import OrderRow, render_order, render_rows
 
-    (order_id,) = create_many(shop, demo, 1, webhook_url="https://example.com/hook")
+    (order_id,) = create_many(shop, world, 1, webhook_url="https://example.com/hook")
     order = Order.objects.select_related("method").get(pk=order_id)
     rows = Order.objects.with_db_clock().filter(pk=order_id).values_list(*OrderRow.COLUMNS)
     assert render_rows(rows) == [render_order(order)]

@@ -10,18 +10,25 @@ import pytest
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from conftest import ApiClient, buy_body, load_demo, sell_body, trader_for
+from conftest import buy_body, sell_body
 from core.db import DbNow
 from orders.models import Order, Requisite, RequisiteLoad
 from orders.services import order_complete_by_dispute, order_expire_due
 from orders.services.load import requisite_load_rebuild, utc_day
 from orders.services.matching import slot_taken
 from orders.tests.test_concurrency import in_parallel
+from orders.tests.world import World, trader_for
 
 URL = "/api/v1/order/"
 NO_TRADERS = (
     "No available traders that match order requirements. Try another amount or payment method"
 )
+
+
+def caps_world() -> World:
+    """A shop with 100000.00 deposited; two live traders' requisites on each of VTB SBP
+    and Sberbank SBP."""
+    return World.build({"VTB SBP": 2, "Sberbank SBP": 2}, available="100000.00")
 
 
 def vtb_requisites(**caps) -> list[Requisite]:
@@ -32,13 +39,13 @@ def vtb_requisites(**caps) -> list[Requisite]:
     return requisites
 
 
-def create(demo, amount, i, method="VTB SBP", side="Buy"):
+def create(world, amount, i, method="VTB SBP", side="Buy"):
     body = (
-        buy_body(demo, method=method, amount=str(amount), client_order_id=f"cap-{i}")
+        buy_body(world, method=method, amount=str(amount), client_order_id=f"cap-{i}")
         if side == "Buy"
-        else sell_body(demo, method=method, amount=str(amount), client_order_id=f"cap-{i}")
+        else sell_body(world, method=method, amount=str(amount), client_order_id=f"cap-{i}")
     )
-    return ApiClient("demo-shop-key").post(URL, body)
+    return world.api.post(URL, body)
 
 
 def figures(requisite) -> tuple[int, Decimal]:
@@ -61,55 +68,55 @@ def counted(requisite) -> tuple[int, Decimal]:
 @pytest.mark.django_db
 class TestOneByOne:
     def test_max_pending_refuses_then_frees_on_cancel(self):
-        demo = load_demo()
+        world = caps_world()
         vtb_requisites(max_pending=1)
-        first, second = create(demo, 1000, 1), create(demo, 1001, 2)
+        first, second = create(world, 1000, 1), create(world, 1001, 2)
         assert first.status_code == second.status_code == 201
-        third = create(demo, 1002, 3)
+        third = create(world, 1002, 3)
         assert third.status_code == 500
         assert third.json()["message"] == NO_TRADERS
-        ApiClient("demo-shop-key").post(f"{URL}{first.json()['id']}/cancel")
-        assert create(demo, 1003, 4).status_code == 201
+        world.api.post(f"{URL}{first.json()['id']}/cancel")
+        assert create(world, 1003, 4).status_code == 201
 
     def test_completion_frees_a_pending_place_but_keeps_the_turnover(self):
-        demo = load_demo()
+        world = caps_world()
         (requisite, other) = vtb_requisites(max_pending=1, daily_limit=Decimal("2500.00"))
         Requisite.objects.filter(pk=other.pk).update(is_active=False)
-        order = create(demo, 1000, 1).json()
+        order = create(world, 1000, 1).json()
         assert figures(requisite) == (1, Decimal("1000.00"))
         trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
         assert figures(requisite) == (0, Decimal("1000.00"))
-        assert create(demo, 1000, 2).status_code == 201
+        assert create(world, 1000, 2).status_code == 201
         assert figures(requisite) == (1, Decimal("2000.00"))
         # 500.01 more would pass the limit of 2500 once 2000 is counted.
-        assert create(demo, "500.01", 3).status_code == 500
+        assert create(world, "500.01", 3).status_code == 500
         assert figures(requisite) == counted(requisite) == (1, Decimal("2000.00"))
 
     def test_daily_limit_takes_an_amount_up_to_the_cent(self):
-        demo = load_demo()
+        world = caps_world()
         (requisite, other) = vtb_requisites(daily_limit=Decimal("1000.10"))
         Requisite.objects.filter(pk=other.pk).update(is_active=False)
-        assert create(demo, "500.04", 1).status_code == 201
-        assert create(demo, "500.07", 2).status_code == 500  # a cent past the limit
-        assert create(demo, "500.04", 3).status_code == 500  # the slot is taken anyway
-        assert create(demo, "500.06", 4).status_code == 201  # exactly the limit
+        assert create(world, "500.04", 1).status_code == 201
+        assert create(world, "500.07", 2).status_code == 500  # a cent past the limit
+        assert create(world, "500.04", 3).status_code == 500  # the slot is taken anyway
+        assert create(world, "500.06", 4).status_code == 201  # exactly the limit
         assert figures(requisite) == (2, Decimal("1000.10"))
 
     def test_sells_count_too_and_a_cancel_gives_the_amount_back(self):
-        demo = load_demo()
+        world = caps_world()
         (requisite, other) = vtb_requisites(daily_limit=Decimal("3000.00"))
         Requisite.objects.filter(pk=other.pk).update(is_active=False)
-        sell = create(demo, 2000, 1, side="Sell").json()
-        assert create(demo, 1500, 2).status_code == 500
+        sell = create(world, 2000, 1, side="Sell").json()
+        assert create(world, 1500, 2).status_code == 500
         trader_for(sell).post(f"/api/v1/trader/orders/{sell['id']}/cancel")
         assert figures(requisite) == (0, Decimal(0))
-        assert create(demo, 1500, 3).status_code == 201
+        assert create(world, 1500, 3).status_code == 201
 
     def test_expiry_releases_and_a_dispute_completion_counts_again(self):
-        demo = load_demo()
+        world = caps_world()
         (requisite, other) = vtb_requisites(max_pending=1)
         Requisite.objects.filter(pk=other.pk).update(is_active=False)
-        order = create(demo, 1000, 1).json()
+        order = create(world, 1000, 1).json()
         Order.objects.filter(pk=order["id"]).update(expires_at=DbNow())
         assert order_expire_due() == 1
         assert figures(requisite) == (0, Decimal(0))
@@ -117,41 +124,41 @@ class TestOneByOne:
         assert figures(requisite) == counted(requisite) == (0, Decimal("1000.00"))
 
     def test_an_overdue_order_is_expired_to_make_room(self):
-        demo = load_demo()
+        world = caps_world()
         vtb_requisites(max_pending=1)
-        ids = [create(demo, 1000 + i, i).json()["id"] for i in range(2)]
+        ids = [create(world, 1000 + i, i).json()["id"] for i in range(2)]
         Order.objects.filter(pk__in=ids).update(expires_at=DbNow())
-        assert create(demo, 1005, 5).status_code == 201
+        assert create(world, 1005, 5).status_code == 201
         assert sorted(Order.objects.filter(pk__in=ids).values_list("status", flat=True)) == [
             "Expired",
             "Expired",
         ]
 
     def test_a_new_utc_day_starts_the_turnover_from_zero(self):
-        demo = load_demo()
+        world = caps_world()
         (requisite, other) = vtb_requisites(daily_limit=Decimal("1000.00"))
         Requisite.objects.filter(pk=other.pk).update(is_active=False)
-        assert create(demo, 1000, 1).status_code == 201
-        assert create(demo, 999, 2).status_code == 500
+        assert create(world, 1000, 1).status_code == 201
+        assert create(world, 999, 2).status_code == 500
         RequisiteLoad.objects.filter(requisite=requisite).update(day=utc_day() - timedelta(days=1))
-        assert create(demo, 999, 3).status_code == 201
+        assert create(world, 999, 3).status_code == 201
         assert figures(requisite) == (2, Decimal("999.00"))
 
     def test_a_requisite_without_a_row_gets_one_counted_from_its_orders(self):
-        demo = load_demo()
+        world = caps_world()
         (requisite, other) = vtb_requisites(max_pending=2)
         Requisite.objects.filter(pk=other.pk).update(is_active=False)
-        assert create(demo, 1000, 1).status_code == 201
+        assert create(world, 1000, 1).status_code == 201
         RequisiteLoad.objects.filter(requisite=requisite).delete()
-        assert create(demo, 1001, 2).status_code == 201
-        assert create(demo, 1002, 3).status_code == 500
+        assert create(world, 1001, 2).status_code == 201
+        assert create(world, 1002, 3).status_code == 500
         assert figures(requisite) == counted(requisite) == (2, Decimal("2001.00"))
 
     def test_rebuild_agrees_with_the_rows_kept_by_the_transitions(self):
-        demo = load_demo()
-        orders = [create(demo, 1000 + i, i, method="Sberbank SBP").json() for i in range(6)]
+        world = caps_world()
+        orders = [create(world, 1000 + i, i, method="Sberbank SBP").json() for i in range(6)]
         trader_for(orders[0]).post(f"/api/v1/trader/orders/{orders[0]['id']}/confirm")
-        ApiClient("demo-shop-key").post(f"{URL}{orders[1]['id']}/cancel")
+        world.api.post(f"{URL}{orders[1]['id']}/cancel")
         kept = {load.pk: (load.pending, load.turnover) for load in RequisiteLoad.objects.all()}
         requisite_load_rebuild()
         rebuilt = {load.pk: (load.pending, load.turnover) for load in RequisiteLoad.objects.all()}
@@ -162,8 +169,8 @@ class TestOneByOne:
 
 @pytest.mark.django_db
 def test_only_the_slot_index_counts_as_a_taken_slot():
-    demo = load_demo()
-    order = Order.objects.get(pk=create(demo, 1000, 1, method="Sberbank SBP").json()["id"])
+    world = caps_world()
+    order = Order.objects.get(pk=create(world, 1000, 1, method="Sberbank SBP").json()["id"])
     fields = {f.attname: getattr(order, f.attname) for f in Order._meta.concrete_fields}
     same_slot = Order(**{**fields, "id": None})
     same_slot.id = Order._meta.pk.default()
@@ -181,21 +188,23 @@ class TestInParallel:
     """Real parallel requests, each on its own connection (the attack in issue 11)."""
 
     def test_max_pending_one_holds_for_32_parallel_creations(self):
-        demo = load_demo()
+        world = caps_world()
         requisites = vtb_requisites(max_pending=1)
-        calls = [lambda i=i: create(demo, 1000 + i, i).status_code for i in range(32)]
+        calls = [lambda i=i: create(world, 1000 + i, i).status_code for i in range(32)]
         statuses = Counter(in_parallel(calls, workers=16))
         assert statuses == {201: 2, 500: 30}
         for requisite in requisites:
             assert figures(requisite) == counted(requisite) == (1, counted(requisite)[1])
 
     def test_a_daily_limit_one_order_away_takes_exactly_one_more(self):
-        demo = load_demo()
+        world = caps_world()
         (requisite, other) = vtb_requisites(daily_limit=Decimal("2500.00"))
         Requisite.objects.filter(pk=other.pk).update(is_active=False)
-        assert create(demo, 1000, "first").status_code == 201
+        assert create(world, 1000, "first").status_code == 201
         # 1,500 of room: one more order of 1,000 fits, a second does not.
-        calls = [lambda i=i: create(demo, Decimal("1000.00") + i, i).status_code for i in range(24)]
+        calls = [
+            lambda i=i: create(world, Decimal("1000.00") + i, i).status_code for i in range(24)
+        ]
         statuses = Counter(in_parallel(calls, workers=12))
         assert statuses == {201: 1, 500: 23}
         pending, turnover = figures(requisite)
@@ -203,14 +212,11 @@ class TestInParallel:
         assert pending == 2 and Decimal("2000") <= turnover <= Decimal("2500")
 
     def test_creations_racing_cancels_leave_the_figures_exact(self):
-        demo = load_demo()
+        world = caps_world()
         requisites = vtb_requisites(max_pending=3)
-        first = [create(demo, 1000 + i, i).json() for i in range(6)]
-        cancels = [
-            lambda o=o: ApiClient("demo-shop-key").post(f"{URL}{o['id']}/cancel").status_code
-            for o in first
-        ]
-        creates = [lambda i=i: create(demo, 2000 + i, 100 + i).status_code for i in range(12)]
+        first = [create(world, 1000 + i, i).json() for i in range(6)]
+        cancels = [lambda o=o: world.api.post(f"{URL}{o['id']}/cancel").status_code for o in first]
+        creates = [lambda i=i: create(world, 2000 + i, 100 + i).status_code for i in range(12)]
         results = in_parallel(
             [call for pair in zip(cancels * 2, creates, strict=True) for call in pair]
         )

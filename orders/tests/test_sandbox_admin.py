@@ -4,11 +4,16 @@ their filters."""
 import pytest
 
 from finance.models import Terminal
-from orders.models import Trader
+from orders.tests.test_sandbox import sandbox_world
 
 
 @pytest.fixture
-def operator(client, demo):
+def world(db):
+    return sandbox_world()
+
+
+@pytest.fixture
+def operator(client, operator_user, world):
     assert client.login(username="operator", password="operator-demo-password")
     return client
 
@@ -24,28 +29,28 @@ def management(prefix: str) -> dict:
 
 def test_terminal_list_shows_and_filters_by_sandbox(operator):
     page = operator.get("/admin/finance/terminal/", {"sandbox__exact": "1"}).content.decode()
-    assert "Sandbox Shop" in page and "Demo Shop" not in page
+    assert "Sandbox Shop" in page and "Live Shop" not in page
     page = operator.get("/admin/finance/terminal/", {"sandbox__exact": "0"}).content.decode()
-    assert "Demo Shop" in page and "Sandbox Shop" not in page
+    assert "Live Shop" in page and "Sandbox Shop" not in page
     assert "column-sandbox" in page
 
 
-def test_trader_list_shows_and_filters_by_sandbox(operator):
+def test_trader_list_shows_and_filters_by_sandbox(operator, world):
     page = operator.get("/admin/orders/trader/", {"sandbox__exact": "1"}).content.decode()
-    assert "Sandbox Trader" in page and "Trader One" not in page
+    assert "Sandbox Trader" in page and world.requisites[0].trader.name not in page
     assert "column-sandbox" in page
 
 
-def test_requisites_filter_by_their_traders_mode(operator):
+def test_requisites_filter_by_their_traders_mode(operator, world):
     page = operator.get("/admin/orders/requisite/", {"trader__sandbox__exact": "1"})
     assert page.status_code == 200
-    assert "+79990011001" in page.content.decode()
-    assert "+79990001001" not in page.content.decode()
+    assert world.sandbox_trader.requisites.first().account in page.content.decode()
+    assert world.requisites[0].account not in page.content.decode()
 
 
-def test_operator_creates_a_sandbox_terminal(operator, demo):
+def test_operator_creates_a_sandbox_terminal(operator, world):
     data = {
-        "client": str(demo.shop.client_id),
+        "client": str(world.shop.client_id),
         "name": "Staging Shop",
         "currency": "RUB",
         "integration_type": "h2h",
@@ -63,8 +68,8 @@ def test_operator_creates_a_sandbox_terminal(operator, demo):
     assert terminal.balance.available == 0
 
 
-def test_operator_flags_a_trader_as_sandbox(operator):
-    trader = Trader.objects.get(name="Trader Three")
+def test_operator_flags_a_trader_as_sandbox(operator, world):
+    trader = world.requisites[0].trader
     data = {"name": trader.name, "is_active": "on", "sandbox": "on"}
     data.update(management("requisites"))
     data.update(management("api_keys"))

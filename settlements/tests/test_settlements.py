@@ -1,14 +1,19 @@
 """Settlements with four eyes (traders.md §19): entered on /admin/settlements/new/,
 decided on /admin/settlements/ by another operator; merchants' own withdrawals."""
 
+from dataclasses import dataclass
 from decimal import Decimal
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
 from django.test import Client
 
-from core.testing import ApiClient
+from core.testing import ApiClient, operator_user_create
 from finance.models import Balance, Transaction
 from finance.services import ledger_check
+from finance.tests.factories import TerminalFactory
+from orders.tests.factories import TraderFactory
 from settlements.models import Settlement
 from webhooks.models import WebhookEvent
 
@@ -16,19 +21,40 @@ NEW, LIST = "/admin/settlements/new/", "/admin/settlements/"
 PASSWORD = "operator-demo-password"
 
 
+@dataclass
+class World:
+    shop: object  # a terminal with 100000.00
+    trader: object  # a trader with 100000000.00
+    small_trader: object  # a trader with 1000.00
+
+
+@pytest.fixture
+def world(db) -> World:
+    return World(
+        shop=TerminalFactory(available="100000.00"),
+        trader=TraderFactory(),
+        small_trader=TraderFactory(deposit="1000.00"),
+    )
+
+
 def signed_in(username: str) -> Client:
+    """A staff user of the Operators group, signed in."""
+    operator_user_create()  # the group, and `operator`
+    if username != "operator":
+        user = get_user_model().objects.create_user(username, password=PASSWORD, is_staff=True)
+        user.groups.add(Group.objects.get(name="Operators"))
     client = Client()
     assert client.login(username=username, password=PASSWORD)
     return client
 
 
 @pytest.fixture
-def op1(demo):
+def op1(db):
     return signed_in("operator")
 
 
 @pytest.fixture
-def op2(demo):
+def op2(db):
     return signed_in("operator2")
 
 
@@ -37,8 +63,8 @@ def trader_balance(trader) -> tuple[Decimal, Decimal]:
     return b.available, b.frozen
 
 
-def shop_balance(demo) -> tuple[Decimal, Decimal]:
-    b = Balance.objects.get(terminal=demo.shop)
+def shop_balance(world) -> tuple[Decimal, Decimal]:
+    b = Balance.objects.get(terminal=world.shop)
     return b.available, b.frozen
 
 
@@ -47,9 +73,9 @@ def enter(client, **data):
 
 
 def test_a_deposit_waits_for_another_operator_and_the_one_who_entered_it_cannot_decide(
-    demo, op1, op2
+    world, op1, op2
 ):
-    trader = demo.traders[0]
+    trader = world.trader
     page = op1.get(NEW)
     assert page.status_code == 200 and b"csrfmiddlewaretoken" in page.content
     response = enter(
@@ -99,20 +125,20 @@ def test_a_deposit_waits_for_another_operator_and_the_one_who_entered_it_cannot_
     assert ledger_check() == []
 
 
-def test_a_withdrawal_is_frozen_at_entry_and_released_when_rejected(demo, op1, op2):
-    response = enter(op1, kind="merchant_withdrawal", account=str(demo.shop.pk), amount="300.00")
+def test_a_withdrawal_is_frozen_at_entry_and_released_when_rejected(world, op1, op2):
+    response = enter(op1, kind="merchant_withdrawal", account=str(world.shop.pk), amount="300.00")
     assert response.status_code == 302
-    assert shop_balance(demo) == (Decimal("99700.00"), Decimal("300.00"))
+    assert shop_balance(world) == (Decimal("99700.00"), Decimal("300.00"))
     settlement = Settlement.objects.get()
     op2.post(f"{LIST}{settlement.pk}/reject/")
     settlement.refresh_from_db()
     assert settlement.status == "rejected" and settlement.decided_by.username == "operator2"
-    assert shop_balance(demo) == (Decimal("100000.00"), Decimal("0.00"))
+    assert shop_balance(world) == (Decimal("100000.00"), Decimal("0.00"))
     assert ledger_check() == []
 
 
-def test_an_approved_trader_withdrawal_posts_it(demo, op1, op2):
-    trader = demo.traders[3]  # trader 4: 1000.00
+def test_an_approved_trader_withdrawal_posts_it(world, op1, op2):
+    trader = world.small_trader  # 1000.00
     enter(op1, kind="trader_withdrawal", account=str(trader.pk), amount="999.99", comment="Out")
     assert trader_balance(trader) == (Decimal("0.01"), Decimal("999.99"))
     settlement = Settlement.objects.get()
@@ -126,7 +152,7 @@ def test_an_approved_trader_withdrawal_posts_it(demo, op1, op2):
 @pytest.mark.parametrize(
     "data",
     [
-        {"kind": "trader_withdrawal", "amount": "1000.01"},  # trader 4 holds 1000.00
+        {"kind": "trader_withdrawal", "amount": "1000.01"},  # the small trader holds 1000.00
         {"amount": "1.234"},
         {"amount": "0"},
         {"amount": "-5.00"},
@@ -139,26 +165,26 @@ def test_an_approved_trader_withdrawal_posts_it(demo, op1, op2):
         {"comment": "x" * 256},
     ],
 )
-def test_bad_input_is_the_forms_own_error_and_nothing_moves(demo, op1, data):
-    trader = demo.traders[3]
-    before = (trader_balance(trader), shop_balance(demo), Transaction.objects.count())
+def test_bad_input_is_the_forms_own_error_and_nothing_moves(world, op1, data):
+    trader = world.small_trader
+    before = (trader_balance(trader), shop_balance(world), Transaction.objects.count())
     body = {"kind": "trader_deposit", "account": str(trader.pk), "amount": "10.00", **data}
     response = enter(op1, **body)
     assert response.status_code == 400
     assert b"errorlist" in response.content
     assert not Settlement.objects.exists()
-    assert (trader_balance(trader), shop_balance(demo), Transaction.objects.count()) == before
+    assert (trader_balance(trader), shop_balance(world), Transaction.objects.count()) == before
 
 
-def _accounts(demo, which: str):
-    """(kind, account) of the demo's live or sandbox terminal or trader."""
-    from orders.models import Trader
-
+def _accounts(world, which: str):
+    """(kind, account): the world's live terminal or trader, or a new sandbox one."""
+    if which == "sandbox terminal":
+        return "merchant_deposit", TerminalFactory(available="100000.00", sandbox=True)
+    if which == "sandbox trader":
+        return "trader_deposit", TraderFactory(sandbox=True)
     return {
-        "live terminal": ("merchant_deposit", demo.shop),
-        "sandbox terminal": ("merchant_deposit", demo.sandbox_shop),
-        "live trader": ("trader_deposit", demo.traders[0]),
-        "sandbox trader": ("trader_deposit", Trader.objects.get(sandbox=True)),
+        "live terminal": ("merchant_deposit", world.shop),
+        "live trader": ("trader_deposit", world.trader),
     }[which]
 
 
@@ -177,9 +203,9 @@ def _all_balances() -> list:
     ],
 )
 def test_a_settlement_never_mixes_sandbox_and_live_money(
-    demo, op1, which, sandbox_money, says, kind_of
+    world, op1, which, sandbox_money, says, kind_of
 ):
-    kind, owner = _accounts(demo, which)
+    kind, owner = _accounts(world, which)
     kind = kind.replace("deposit", kind_of)
     before = (_all_balances(), Transaction.objects.count())
     data = {"kind": kind, "account": str(owner.pk), "amount": "10.00"}
@@ -195,10 +221,10 @@ def test_a_settlement_never_mixes_sandbox_and_live_money(
 @pytest.mark.parametrize("said", [True, False])
 @pytest.mark.parametrize("which", ["sandbox terminal", "sandbox trader", "live trader"])
 def test_a_settlement_of_the_accounts_own_world_is_entered_and_approved(
-    demo, op1, op2, which, said
+    world, op1, op2, which, said
 ):
     """The account's own world, said or left blank (the form's four fields alone)."""
-    kind, owner = _accounts(demo, which)
+    kind, owner = _accounts(world, which)
     sandbox = which.startswith("sandbox")
     data = {"kind": kind, "account": str(owner.pk), "amount": "10.00"}
     if said:
@@ -226,13 +252,13 @@ def signed_sum_of(owner) -> Decimal:
     return b.total if b else Decimal(0)
 
 
-def test_a_settlement_whose_account_changed_world_is_not_approved(demo, op1, op2):
+def test_a_settlement_whose_account_changed_world_is_not_approved(world, op1, op2):
     """A terminal switched to the sandbox after a live deposit was entered for it: the
     approval is refused and nothing moves; a rejection still goes through."""
-    enter(op1, kind="merchant_deposit", account=str(demo.shop.pk), amount="10.00")
+    enter(op1, kind="merchant_deposit", account=str(world.shop.pk), amount="10.00")
     settlement = Settlement.objects.get()
-    demo.shop.sandbox = True
-    demo.shop.save(update_fields=["sandbox"])
+    world.shop.sandbox = True
+    world.shop.save(update_fields=["sandbox"])
     before = (_all_balances(), Transaction.objects.count())
     response = op2.post(f"{LIST}{settlement.pk}/approve/", follow=True, HTTP_ACCEPT_LANGUAGE="ru")
     assert "песочниц" in response.content.decode()
@@ -244,8 +270,9 @@ def test_a_settlement_whose_account_changed_world_is_not_approved(demo, op1, op2
     assert settlement.status == "rejected"
 
 
-def test_a_sandbox_merchants_own_withdrawal_is_sandbox_money(demo, op1):
-    response = ApiClient("demo-sandbox-key").post(
+def test_a_sandbox_merchants_own_withdrawal_is_sandbox_money(op1):
+    sandbox_shop = TerminalFactory(available="100.00", sandbox=True)
+    response = ApiClient(sandbox_shop.raw_key).post(
         "/api/v1/finance/withdrawals", {"amount": "10.00", "destination": "test"}
     )
     assert response.status_code == 201, response.json()
@@ -256,7 +283,7 @@ def test_a_sandbox_merchants_own_withdrawal_is_sandbox_money(demo, op1):
     assert settlement.status == "completed"
 
 
-def test_the_pages_are_russian_and_need_staff(demo, op1):
+def test_the_pages_are_russian_and_need_staff(world, op1):
     page = op1.get(LIST, HTTP_ACCEPT_LANGUAGE="ru").content.decode()
     assert "Новый расчёт" in page
     assert Client().get(LIST).status_code == 302  # to the sign-in
@@ -269,8 +296,8 @@ def test_the_pages_are_russian_and_need_staff(demo, op1):
 URL = "/api/v1/finance/withdrawals"
 
 
-def test_a_merchant_asks_for_a_withdrawal_and_learns_the_decision_by_webhook(demo, op1):
-    shop = ApiClient("demo-shop-key")
+def test_a_merchant_asks_for_a_withdrawal_and_learns_the_decision_by_webhook(world, op1):
+    shop = ApiClient(world.shop.raw_key)
     headers = {"Idempotency-Key": "w-1"}
     body = {"amount": "250.50", "destination": "IBAN RU00 1234", "comment": "Weekly"}
     response = shop.post(URL, body, headers=headers)
@@ -286,12 +313,12 @@ def test_a_merchant_asks_for_a_withdrawal_and_learns_the_decision_by_webhook(dem
     replay = shop.post(URL, body, headers=headers)
     assert replay.json()["withdrawal"]["id"] == withdrawal["id"]
     assert Settlement.objects.count() == 1
-    assert shop_balance(demo) == (Decimal("99749.50"), Decimal("250.50"))
+    assert shop_balance(world) == (Decimal("99749.50"), Decimal("250.50"))
 
     listed = shop.get(URL).json()["withdrawals"]
     assert [w["id"] for w in listed["items"]] == [withdrawal["id"]] and listed["total"] == 1
     assert shop.get(f"{URL}/{withdrawal['id']}").json()["withdrawal"] == withdrawal
-    other = ApiClient("demo-sandbox-key")
+    other = ApiClient(TerminalFactory().raw_key)
     assert other.get(f"{URL}/{withdrawal['id']}").status_code == 404
     assert other.get(f"{URL}/nope").status_code == 404
     assert other.get(URL).json()["withdrawals"]["total"] == 0
@@ -303,32 +330,32 @@ def test_a_merchant_asks_for_a_withdrawal_and_learns_the_decision_by_webhook(dem
     op1.post(f"{LIST}{withdrawal['id']}/approve/")
     done = shop.get(f"{URL}/{withdrawal['id']}").json()["withdrawal"]
     assert done["status"] == "completed" and done["decided_at"]
-    assert shop_balance(demo) == (Decimal("99749.50"), Decimal("0.00"))
+    assert shop_balance(world) == (Decimal("99749.50"), Decimal("0.00"))
     txn = Transaction.objects.get(reference=withdrawal["id"])
     assert (txn.transaction_type, txn.client_description) == ("withdrawal", "IBAN RU00 1234")
     event = WebhookEvent.objects.get(type="withdrawal.completed")
-    assert event.payload["data"] == done and event.terminal_id == demo.shop.pk
+    assert event.payload["data"] == done and event.terminal_id == world.shop.pk
     events = shop.get("/api/v1/events", {"type": "withdrawal.completed"}).json()
     assert events["events"]["items"][0]["data"] == done
     assert ledger_check() == []
 
 
-def test_a_rejected_withdrawal_is_unfrozen_and_told(demo, op1):
-    shop = ApiClient("demo-shop-key")
+def test_a_rejected_withdrawal_is_unfrozen_and_told(world, op1):
+    shop = ApiClient(world.shop.raw_key)
     withdrawal = shop.post(URL, {"amount": "100.00", "destination": "card"}).json()["withdrawal"]
     op1.post(f"{LIST}{withdrawal['id']}/reject/")
-    assert shop_balance(demo) == (Decimal("100000.00"), Decimal("0.00"))
+    assert shop_balance(world) == (Decimal("100000.00"), Decimal("0.00"))
     event = WebhookEvent.objects.get(type="withdrawal.rejected")
     assert event.payload["data"]["status"] == "rejected"
 
 
-def test_a_withdrawal_beyond_available_is_402_and_moves_nothing(demo):
-    shop = ApiClient("demo-shop-key")
+def test_a_withdrawal_beyond_available_is_402_and_moves_nothing(world):
+    shop = ApiClient(world.shop.raw_key)
     response = shop.post(URL, {"amount": "100000.01", "destination": "card"})
     assert response.status_code == 402
     assert response.json()["message"].startswith("Insufficient funds")
     assert not Settlement.objects.exists()
-    assert shop_balance(demo) == (Decimal("100000.00"), Decimal("0.00"))
+    assert shop_balance(world) == (Decimal("100000.00"), Decimal("0.00"))
 
 
 @pytest.mark.parametrize(
@@ -345,8 +372,8 @@ def test_a_withdrawal_beyond_available_is_402_and_moves_nothing(demo):
         {"amount": "10.00", "destination": "card", "comment": "x" * 256},
     ],
 )
-def test_bad_withdrawal_requests_are_400(demo, body):
-    response = ApiClient("demo-shop-key").post(URL, body)
+def test_bad_withdrawal_requests_are_400(world, body):
+    response = ApiClient(world.shop.raw_key).post(URL, body)
     assert response.status_code == 400
     assert response.json()["success"] is False
     assert not Settlement.objects.exists()

@@ -7,29 +7,46 @@ from types import SimpleNamespace
 
 import pytest
 
-from conftest import ApiClient, buy_body, sell_body, trader_for
+from conftest import ApiClient, buy_body, sell_body
 from core.errors import NoAvailableTraders
 from finance.tests.factories import PaymentMethodFactory, TerminalFactory
 from orders.models import Order
 from orders.services.requisite_state import requisite_switch
 from orders.tests.clock import orders_age
 from orders.tests.factories import RequisiteFactory, buy_order
+from orders.tests.world import World, trader_for
 
 URL = "/api/v1/order/"
 
 
-def test_another_traders_order_is_404_for_trader(shop, demo):
-    order = shop.post(URL, buy_body(demo)).json()
+@pytest.fixture
+def world(db) -> World:
+    """A shop with 100000.00 deposited; four traders, two holding a requisite on
+    Sberbank SBP and two on the bank card."""
+    return World.build({"Sberbank SBP": 2, "Bank card": 2}, available="100000.00")
+
+
+@pytest.fixture
+def shop(world) -> ApiClient:
+    return world.api
+
+
+@pytest.fixture
+def traders(world) -> list[ApiClient]:
+    return [ApiClient(f"trader-key-{r.trader_id}") for r in world.requisites]
+
+
+def test_another_traders_order_is_404_for_trader(shop, world, traders):
+    order = shop.post(URL, buy_body(world)).json()
     mine = trader_for(order)
-    others = [
-        ApiClient(f"demo-trader-{i}-key") for i in (1, 2, 3) if f"demo-trader-{i}-key" != mine.key
-    ]
+    others = [trader for trader in traders if trader.key != mine.key]
+    assert len(others) == 3
     for other in others:
         assert other.post(f"/api/v1/trader/orders/{order['id']}/confirm").status_code == 404
 
 
 def test_merchant_key_on_trader_route_is_401_and_trader_key_on_merchant_route_is_401(
-    shop, traders, demo
+    shop, traders, world
 ):
     assert shop.get("/api/v1/trader/orders").status_code == 401
     response = traders[0].get("/api/v1/finance/balance")
@@ -37,10 +54,10 @@ def test_merchant_key_on_trader_route_is_401_and_trader_key_on_merchant_route_is
     assert response.json()["message"] == "Invalid API key"
 
 
-def test_trader_lists_only_orders_on_its_requisites(shop, traders, demo):
+def test_trader_lists_only_orders_on_its_requisites(shop, traders, world):
     for amount in (1000, 1001, 1002, 1003):
         shop.post(
-            URL, sell_body(demo, amount=amount, method="Bank card", account="4111111111111111")
+            URL, sell_body(world, amount=amount, method="Bank card", account="4111111111111111")
         )
     seen = 0
     for trader in traders:
@@ -66,8 +83,8 @@ MERCHANT_FIELDS = {
 }
 
 
-def test_traders_view_of_an_order_leaves_out_the_merchants_fields(shop, demo):
-    body = buy_body(demo, client_order_id="mine-1", webhook_url="https://merchant.example/hook")
+def test_traders_view_of_an_order_leaves_out_the_merchants_fields(shop, world):
+    body = buy_body(world, client_order_id="mine-1", webhook_url="https://merchant.example/hook")
     body["user_id"] = "merchant-user-9"
     order = shop.post("/api/v1/order/", body).json()
     trader = trader_for(order)
@@ -81,7 +98,7 @@ def test_traders_view_of_an_order_leaves_out_the_merchants_fields(shop, demo):
         assert seen["holder_account"] == order["holder_account"]
         assert seen["customer_account"] is None
     assert confirmed["status"] == "Completed" and confirmed["paid_amount"] is not None
-    sell = shop.post("/api/v1/order/", sell_body(demo, client_order_id="mine-2")).json()
+    sell = shop.post("/api/v1/order/", sell_body(world, client_order_id="mine-2")).json()
     sold = trader_for(sell).get("/api/v1/trader/orders", {"order_side": "Sell"}).json()
     assert sold["orders"]["items"][0]["customer_account"] == sell["customer_account"]
 

@@ -10,7 +10,9 @@ from django.test import Client
 from django_otp.oath import totp
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from core.testing import operator_user_create
 from orders.models import Trader
+from orders.tests.factories import TraderFactory
 
 PASSWORD = "trader-demo-password"
 
@@ -20,6 +22,13 @@ def fresh_cache():
     cache.clear()
     yield
     cache.clear()
+
+
+@pytest.fixture
+def trader_user(db):
+    """`trader1` / PASSWORD, the cabinet user of Trader One."""
+    user = get_user_model().objects.create_user("trader1", password=PASSWORD)
+    return TraderFactory(name="Trader One", user=user)
 
 
 def sign_in(client: Client, username="trader1", password=PASSWORD, **extra):
@@ -35,7 +44,7 @@ def test_demo_users_are_linked_to_their_traders(demo):
     assert linked["sandbox-trader"] == "Sandbox Trader"
 
 
-def test_a_trader_signs_in_and_lands_on_its_orders(demo):
+def test_a_trader_signs_in_and_lands_on_its_orders(trader_user):
     client = Client()
     page = client.get("/trader/login/")
     assert page.status_code == 200
@@ -49,26 +58,27 @@ def test_a_trader_signs_in_and_lands_on_its_orders(demo):
     assert client.get("/trader/login/")["Location"] == "/trader/"  # already signed in
 
 
-def test_the_form_needs_its_csrf_token(demo):
+def test_the_form_needs_its_csrf_token(trader_user):
     client = Client(enforce_csrf_checks=True)
     assert sign_in(client).status_code == 403
 
 
-def test_pages_send_a_stranger_to_sign_in(demo):
+def test_pages_send_a_stranger_to_sign_in(trader_user):
     for path in ("/trader/", "/trader/orders/live/"):
         response = Client().get(path)
         assert response.status_code == 302
         assert response["Location"].startswith("/trader/login/?next=")
 
 
-def test_a_wrong_password_is_refused_in_russian(demo):
+def test_a_wrong_password_is_refused_in_russian(trader_user):
     response = sign_in(Client(), password="wrong-password")
     assert response.status_code == 200
     assert 'data-testid="sign-in-error"' in response.content.decode()
     assert "пароль" in response.content.decode().lower()
 
 
-def test_staff_without_a_trader_get_403(demo):
+def test_staff_without_a_trader_get_403(trader_user):
+    operator_user_create()
     response = sign_in(Client(), username="operator", password="operator-demo-password")
     assert response.status_code == 403
     admin = Client()
@@ -76,7 +86,7 @@ def test_staff_without_a_trader_get_403(demo):
     assert admin.get("/trader/").status_code == 403
 
 
-def test_a_user_without_a_trader_is_not_let_in(demo):
+def test_a_user_without_a_trader_is_not_let_in(trader_user):
     get_user_model().objects.create_user("plain", password=PASSWORD)
     client = Client()
     response = sign_in(client, username="plain")
@@ -84,7 +94,7 @@ def test_a_user_without_a_trader_is_not_let_in(demo):
     assert client.get("/trader/").status_code == 302
 
 
-def test_failures_are_throttled_like_the_admins(demo):
+def test_failures_are_throttled_like_the_admins(trader_user):
     client = Client(REMOTE_ADDR="203.0.113.7")
     for _ in range(5):
         assert sign_in(client, password="wrong-password").status_code == 200
@@ -98,7 +108,7 @@ def code(device: TOTPDevice) -> str:
     return f"{totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits):06d}"
 
 
-def test_with_trader_2fa_a_password_alone_opens_only_the_enrolment(demo, settings):
+def test_with_trader_2fa_a_password_alone_opens_only_the_enrolment(trader_user, settings):
     settings.TRADER_2FA = True
     client = Client()
     assert sign_in(client).status_code == 302
@@ -118,7 +128,7 @@ def test_with_trader_2fa_a_password_alone_opens_only_the_enrolment(demo, setting
     assert again.get("/trader/").status_code == 200
 
 
-def test_english_on_request(demo):
+def test_english_on_request(trader_user):
     client = Client()
     page = client.get("/trader/login/?lang=en").content.decode()
     assert 'lang="en"' in page and "Sign in" in page
