@@ -121,11 +121,17 @@ class Order(models.Model):
     trader_reward = MoneyField(null=True, blank=True, verbose_name=_("trader reward"))
     # The fee range's trader_reward_percent when the order was made, as `fee` is.
     trader_reward_percent = models.DecimalField(
-        max_digits=7, decimal_places=2, default=0, verbose_name=_("trader reward percent")
+        max_digits=7,
+        decimal_places=2,
+        default=0,
+        db_default=0,  # rows written by code older than the books (a deploy's window)
+        verbose_name=_("trader reward percent"),
     )
     # A Buy that was Pending when the books came (docs/money.md#orders-older-than-the-books):
     # nothing frozen on its trader, so its close moves only the merchant, as before.
-    before_books = models.BooleanField(default=False, verbose_name=_("before the books"))
+    before_books = models.BooleanField(
+        default=False, db_default=False, verbose_name=_("before the books")
+    )
     reserve = models.OneToOneField(
         Reserve,
         on_delete=models.PROTECT,

@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='order',
             name='trader_reward_percent',
-            field=models.DecimalField(decimal_places=2, default=0, max_digits=7),
+            field=models.DecimalField(decimal_places=2, default=0, db_default=0, max_digits=7),
         ),
     ]

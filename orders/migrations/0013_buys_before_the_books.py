@@ -35,7 +35,9 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="order",
             name="before_books",
-            field=models.BooleanField(default=False, verbose_name="before the books"),
+            field=models.BooleanField(
+                default=False, db_default=False, verbose_name="before the books"
+            ),
         ),
         migrations.RunPython(mark_buys_before_the_books, migrations.RunPython.noop),
     ]
