@@ -1,6 +1,8 @@
 """The report's section for the wave's new paths (bench.paths): creation among Pending
 orders, a device's burst, open cabinets, withdrawals and settlements, the audit entry."""
 
+import statistics
+
 from .load import merge
 from .paths import BURST, CABINET_WINDOW, CABINETS, HELD, POLL_SECONDS
 from .report_points import compared, fmt, verdict
@@ -67,8 +69,21 @@ def _availability(r, goals) -> list[str]:
     ]
 
 
+def _rounds(parts: list[dict]) -> dict:
+    """Bursts of a point as one result (their latencies are not kept): requests over
+    the time they took, the rounds' median p50 and highest p99."""
+    n = sum(p["n"] for p in parts)
+    return {
+        "rps": n / sum(p["n"] / p["rps"] for p in parts),
+        "p50": statistics.median(p["p50"] for p in parts),
+        "p99": max(p["p99"] for p in parts),
+        "n": n,
+        "errors": sum(p["errors"] for p in parts),
+    }
+
+
 def _notifications(n, goals) -> list[str]:
-    bursts, crowded, base = merge(n["bursts"]), merge(n["crowded"]), merge(n["balance"])
+    bursts, crowded, base = _rounds(n["bursts"]), _rounds(n["crowded"]), merge(n["balance"])
     ratio = bursts["rps"] / base["rps"]
     flat = bursts["rps"] / crowded["rps"]
     matched = sum(b["statuses"].get("matched", 0) for b in n["bursts"] + n["crowded"])
