@@ -26,6 +26,7 @@ from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 from webhooks.tasks import deliveries_requeue_due
 
 from .receiver import Receiver
+from .world import World
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = Path(sys.executable).with_name("celery")
@@ -165,16 +166,16 @@ def _verified(receiver) -> dict[str, dict]:
 
 
 def test_orders_are_created_while_the_broker_is_down_and_the_sweep_delivers_them_after(
-    demo_transactional, receiver, dead_broker, run_tasks_here
+    transactional_db, receiver, dead_broker, run_tasks_here
 ):
-    demo = demo_transactional
-    shop = ApiClient("demo-shop-key")
+    world = World.build(webhook_secret=SECRET)  # one method, one trader's requisite on it
     timings = []
     for i in range(6):
         started = time.monotonic()
         # Real commits: the on-commit publish runs and finds the broker down.
-        response = shop.post(
-            "/api/v1/order/", buy_body(demo, webhook_url=receiver.url, amount=1000 + i)
+        response = world.shop.post(
+            "/api/v1/order/",
+            world.buy_body(webhook_url=receiver.url, amount=1000 + i, client_order_id=f"o-{i}"),
         )
         timings.append(time.monotonic() - started)
         assert response.status_code == 201, response.content
