@@ -1,7 +1,7 @@
 import pytest
 from django.test import Client
 
-from core.testing import ApiClient
+from core.testing import ApiClient, operator_user_create
 
 # The payment form's Playwright set-up (Chromium, a live server with the demo data).
 from forms_ui.tests.conftest import (  # noqa: F401
@@ -9,13 +9,28 @@ from forms_ui.tests.conftest import (  # noqa: F401
     live,
     sync_database_calls_beside_playwright,
 )
+from orders.tests.world import World
 
 ADDRESS = "203.0.113.7"  # the client's, behind the trusted proxy the test client is
 
 
 @pytest.fixture
-def operator(demo) -> Client:
-    """The demo operator, signed in through the admin's login form from ADDRESS."""
+def world(db) -> World:
+    """A shop and two traders, each holding a requisite on Sberbank SBP, which takes Buys
+    of 100 to 300000."""
+    return World.build({"Sberbank SBP": 2})
+
+
+@pytest.fixture
+def shop(world) -> ApiClient:
+    return world.api
+
+
+@pytest.fixture
+def operator(db) -> Client:
+    """An operator (staff of the Operators group, `operator`), signed in through the
+    admin's login form from ADDRESS."""
+    operator_user_create()
     client = Client(HTTP_X_FORWARDED_FOR=ADDRESS)
     response = client.post(
         "/admin/login/",

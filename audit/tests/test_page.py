@@ -6,9 +6,10 @@ import io
 
 from audit.models import ActorKind, AuditEntry
 from audit.services import audit_record
-from conftest import buy_body, trader_for
+from demo.testing import buy_body
 from disputes.models import Dispute
 from orders.models import Order
+from orders.tests.world import trader_for
 
 URL = "/admin/audit/"
 
@@ -18,13 +19,13 @@ def shown(response) -> int:
     return response.content.decode().count('data-testid="audit-entry"')
 
 
-def test_only_staff_read_it(client, demo):
+def test_only_staff_read_it(client, db):
     response = client.get(URL)
     assert response.status_code == 302 and "/admin/login/" in response["Location"]
 
 
-def test_each_entry_is_shown_with_its_actor_kind_in_russian(operator, shop, demo):
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+def test_each_entry_is_shown_with_its_actor_kind_in_russian(operator, shop, world):
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
     audit_record(actor_kind=ActorKind.SYSTEM, action="test.system")
     audit_record(actor_kind=ActorKind.DEVICE, actor_id="d-1", action="test.device")
@@ -40,8 +41,8 @@ def test_each_entry_is_shown_with_its_actor_kind_in_russian(operator, shop, demo
     assert 'data-testid="audit-actor-kind">trader<' in english
 
 
-def test_filters_by_actor_object_action_and_time(operator, shop, demo):
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+def test_filters_by_actor_object_action_and_time(operator, shop, world):
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
     placed = Order.objects.get(pk=order["id"])
     assert shown(operator.get(URL, {"actor_kind": "trader"})) == 1
@@ -61,8 +62,8 @@ def test_filters_by_actor_object_action_and_time(operator, shop, demo):
     assert bad.status_code == 200 and "since" in bad.content.decode()
 
 
-def test_csv_export_holds_the_filtered_entries_and_is_itself_audited(operator, shop, demo):
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+def test_csv_export_holds_the_filtered_entries_and_is_itself_audited(operator, shop, world):
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
     response = operator.get(URL, {"actor_kind": "trader", "format": "csv"})
     assert response.status_code == 200
@@ -78,10 +79,10 @@ def test_csv_export_holds_the_filtered_entries_and_is_itself_audited(operator, s
     assert 'data-testid="audit-export"' in operator.get(URL).content.decode()
 
 
-def test_an_orders_page_shows_its_part_of_the_log(operator, shop, demo):
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+def test_an_orders_page_shows_its_part_of_the_log(operator, shop, world):
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
-    other = shop.post("/api/v1/order/", buy_body(demo, amount="1500")).json()
+    other = shop.post("/api/v1/order/", buy_body(world, amount="1500")).json()
     trader_for(other).post(f"/api/v1/trader/orders/{other['id']}/cancel")
     page = operator.get(f"/admin/orders/order/{order['id']}/change/")
     assert shown(page) == 1
@@ -89,8 +90,8 @@ def test_an_orders_page_shows_its_part_of_the_log(operator, shop, demo):
     assert "order.confirm" in html and "order.decline" not in html
 
 
-def test_a_disputes_page_shows_its_part_of_the_log(operator, shop, demo):
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+def test_a_disputes_page_shows_its_part_of_the_log(operator, shop, world):
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     opened = shop.post_multipart(
         "/api/v1/disputes/create", {"order_id": order["id"], "amount": "1000"}
     )

@@ -9,9 +9,11 @@ from django.contrib.auth.models import Group
 from django.test import Client
 
 from audit.models import AuditEntry
-from conftest import buy_body, trader_for
+from core.testing import operator_user_create
+from demo.testing import buy_body
 from disputes.models import Dispute
 from orders.models import Order, OrderStatus
+from orders.tests.world import trader_for
 
 from .conftest import ADDRESS, from_address
 
@@ -22,7 +24,8 @@ def only(action: str, **filters) -> AuditEntry:
     return entries[0]
 
 
-def test_an_operators_sign_in_is_one_entry(demo):
+def test_an_operators_sign_in_is_one_entry(db):
+    operator_user_create()
     client = Client(HTTP_X_FORWARDED_FOR=ADDRESS)
     client.post("/admin/login/", {"username": "operator", "password": "operator-demo-password"})
     user = get_user_model().objects.get(username="operator")
@@ -35,7 +38,8 @@ def test_an_operators_sign_in_is_one_entry(demo):
     assert (entry.object_type, entry.object_id) == ("auth.user", str(user.pk))
 
 
-def test_a_failed_sign_in_is_one_entry_without_the_password(demo):
+def test_a_failed_sign_in_is_one_entry_without_the_password(db):
+    operator_user_create()
     client = Client(HTTP_X_FORWARDED_FOR=ADDRESS)
     response = client.post("/admin/login/", {"username": "operator", "password": "guess-0451"})
     assert response.status_code == 200
@@ -79,8 +83,8 @@ def test_admin_add_change_and_deletions_are_one_entry_each(db):
     assert {e.client_address for e in deleted} == {ADDRESS}
 
 
-def test_an_order_confirmed_in_the_admin_is_one_entry(operator, shop, demo):
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+def test_an_order_confirmed_in_the_admin_is_one_entry(operator, shop, world):
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     operator.post(
         f"/admin/orders/order/{order['id']}/do/confirm_orders/",
         {"action": "confirm_orders", "_selected_action": order["id"], "confirmed": "yes"},
@@ -92,8 +96,8 @@ def test_an_order_confirmed_in_the_admin_is_one_entry(operator, shop, demo):
     assert entries[0].client_address == ADDRESS
 
 
-def test_an_order_cancelled_in_the_admin_is_one_entry(operator, shop, demo):
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+def test_an_order_cancelled_in_the_admin_is_one_entry(operator, shop, world):
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     operator.post(
         "/admin/orders/order/",
         {"action": "cancel_orders", "_selected_action": order["id"], "confirmed": "yes"},
@@ -104,7 +108,7 @@ def test_an_order_cancelled_in_the_admin_is_one_entry(operator, shop, demo):
     assert not AuditEntry.objects.filter(action="admin.change", object_id=order["id"]).exists()
 
 
-def test_an_export_is_one_entry(operator, demo):
+def test_an_export_is_one_entry(operator):
     response = operator.get("/admin/orders/order/export.csv?side__exact=Sell")
     assert response.status_code == 200
     entry = only("orders.export")
@@ -113,8 +117,8 @@ def test_an_export_is_one_entry(operator, demo):
 
 
 @pytest.mark.parametrize("decision", ["accept", "reject"])
-def test_a_dispute_decision_is_one_entry(operator, shop, demo, decision):
-    order = shop.post("/api/v1/order/", buy_body(demo, amount="1000")).json()
+def test_a_dispute_decision_is_one_entry(operator, shop, world, decision):
+    order = shop.post("/api/v1/order/", buy_body(world, amount="1000")).json()
     opened = shop.post_multipart(
         "/api/v1/disputes/create", {"order_id": order["id"], "amount": "1000"}
     )
@@ -137,8 +141,8 @@ def test_a_dispute_decision_is_one_entry(operator, shop, demo, decision):
 @pytest.mark.parametrize(
     ("path", "action"), [("confirm", "order.confirm"), ("cancel", "order.decline")]
 )
-def test_a_traders_confirm_or_decline_is_one_entry(shop, demo, path, action):
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+def test_a_traders_confirm_or_decline_is_one_entry(shop, world, path, action):
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     placed = Order.objects.select_related("trader").get(pk=order["id"])
     trader = from_address(trader_for(order))
     response = trader.post(f"/api/v1/trader/orders/{order['id']}/{path}")
@@ -152,7 +156,7 @@ def test_a_traders_confirm_or_decline_is_one_entry(shop, demo, path, action):
     assert (entry.object_type, entry.object_id) == ("orders.order", order["id"])
 
 
-def test_a_failed_entry_undoes_the_traders_confirm(shop, demo, monkeypatch):
+def test_a_failed_entry_undoes_the_traders_confirm(shop, world, monkeypatch):
     """The entry is written in the action's transaction: no entry, no action."""
     from orders import audited
 
@@ -160,17 +164,17 @@ def test_a_failed_entry_undoes_the_traders_confirm(shop, demo, monkeypatch):
         raise RuntimeError("the log is unwritable")
 
     monkeypatch.setattr(audited, "audit_record", refuse)
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     trader = trader_for(order)
     trader.http.raise_request_exception = False
     assert trader.post(f"/api/v1/trader/orders/{order['id']}/confirm").status_code == 500
     assert Order.objects.get(pk=order["id"]).status == OrderStatus.PENDING
 
 
-def test_a_refused_confirm_writes_no_entry_and_keeps_the_expiry(shop, demo):
+def test_a_refused_confirm_writes_no_entry_and_keeps_the_expiry(shop, world):
     from orders.tests.clock import orders_age
 
-    order = shop.post("/api/v1/order/", buy_body(demo)).json()
+    order = shop.post("/api/v1/order/", buy_body(world)).json()
     orders_age(timedelta(minutes=61))
     response = trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
     assert response.status_code == 409
@@ -178,7 +182,7 @@ def test_a_refused_confirm_writes_no_entry_and_keeps_the_expiry(shop, demo):
     assert not AuditEntry.objects.filter(object_id=order["id"]).exists()
 
 
-def test_a_merchants_webhook_urls_and_secret_are_one_entry_each(shop, demo):
+def test_a_merchants_webhook_urls_and_secret_are_one_entry_each(shop, world):
     from_address(shop)
     urls = {"urls": ["https://merchant.example/hook"]}
     assert (
@@ -190,11 +194,11 @@ def test_a_merchants_webhook_urls_and_secret_are_one_entry_each(shop, demo):
     entry = only("webhook_urls.set")
     assert (entry.actor_kind, entry.actor_id, entry.client_address) == (
         "merchant",
-        str(demo.shop.pk),
+        str(world.shop.pk),
         ADDRESS,
     )
     assert entry.changes["webhook_urls"][1] == urls["urls"]
     secret = shop.post("/api/v1/webhooks/secret/rotate").json()["secret"]
     rotated = only("webhook_secret.rotate")
-    assert (rotated.object_type, rotated.object_id) == ("finance.terminal", str(demo.shop.pk))
+    assert (rotated.object_type, rotated.object_id) == ("finance.terminal", str(world.shop.pk))
     assert secret not in rotated.changes_json and rotated.client_address == ADDRESS

@@ -1,15 +1,14 @@
 """The actions of the cabinet, the devices and the settlements each write one entry,
 with the right actor, object and client address."""
 
-from django.contrib.auth import get_user_model
-from django.test import Client
-
 from audit.context import _request
 from audit.models import AuditEntry
 from core.testing import ApiClient
-from orders.models import Requisite
+from orders.tests.factories import RequisiteFactory, TraderFactory
 from settlements.models import Settlement
+from settlements.tests.test_settlements import signed_in
 from traders.devices import device_add, device_remove
+from traders.tests.cabinet import make_cabinet
 
 ADDRESS = "127.0.0.1"
 
@@ -18,10 +17,10 @@ def entries(action: str):
     return list(AuditEntry.objects.filter(action=action))
 
 
-def test_a_traders_requisite_switch_is_one_entry_of_that_trader(demo):
-    trader = demo.traders[0]
-    requisite = Requisite.objects.filter(trader=trader).first()
-    api = ApiClient("demo-trader-1-key")
+def test_a_traders_requisite_switch_is_one_entry_of_that_trader(db):
+    requisite = RequisiteFactory()
+    trader = requisite.trader
+    api = ApiClient(trader.raw_key)
     response = api.post(f"/api/v1/trader/requisites/{requisite.pk}/disable")
     assert response.status_code == 200, response.content
     (entry,) = entries("requisite.disable")
@@ -31,11 +30,9 @@ def test_a_traders_requisite_switch_is_one_entry_of_that_trader(demo):
     assert entry.changes["disabled_reason"] == "trader"
 
 
-def test_settlement_entry_and_decision_are_one_entry_each(demo):
-    trader = demo.traders[0]
-    first, second = Client(), Client()
-    assert first.login(username="operator", password="operator-demo-password")
-    assert second.login(username="operator2", password="operator-demo-password")
+def test_settlement_entry_and_decision_are_one_entry_each(db):
+    trader = TraderFactory()
+    first, second = signed_in("operator"), signed_in("operator2")
     first.post(
         "/admin/settlements/new/",
         {"kind": "trader_deposit", "account": str(trader.pk), "amount": "500.00", "comment": ""},
@@ -52,11 +49,12 @@ def test_settlement_entry_and_decision_are_one_entry_each(demo):
     assert approved.changes["status"] == ["awaiting_approval", "completed"]
 
 
-def test_adding_and_removing_a_device_in_the_cabinet_are_entries(demo, rf):
-    trader = demo.traders[0]
+def test_adding_and_removing_a_device_in_the_cabinet_are_entries(db, rf):
+    cabinet = make_cabinet()  # a trader with a cabinet user and requisites
+    trader = cabinet.trader
     before = AuditEntry.objects.count()
     request = rf.post("/trader/devices/")
-    request.user = get_user_model().objects.get(username="trader1")
+    request.user = cabinet.user
     token = _request.set(request)
     try:
         device, _raw = device_add(trader=trader, name="Phone")

@@ -104,7 +104,7 @@ def words_in_the_database() -> set[str]:
 
 
 @pytest.fixture
-def superuser(client, demo):
+def superuser(client, db):
     user = get_user_model().objects.create_superuser("chief", "chief@example.com", "pw-chief-1")
     client.force_login(user)
     return user
@@ -112,7 +112,9 @@ def superuser(client, demo):
 
 @pytest.fixture
 def busy_day(demo):
-    """Orders in every state, a dispute with its order's events and deliveries."""
+    """Orders in every state, a dispute with its order's events and deliveries, on the
+    whole demo data set: the walk opens a row of every registered model, and the demo set
+    is what holds one of each (devices, settlements, keys, the blacklist...)."""
     shop = ApiClient("demo-shop-key")
     done = shop.post("/api/v1/order/", buy_body(demo, amount="1000.00", user_id="u1")).json()
     trader_for(done).post(f"/api/v1/trader/orders/{done['id']}/confirm")

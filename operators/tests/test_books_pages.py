@@ -3,26 +3,20 @@ report by day and method with its CSV, and the trader's balance and ledger."""
 
 from decimal import Decimal
 
-import pytest
 from django.test import Client
 
-from core.testing import ApiClient
-from demo.testing import buy_body, sell_body, trader_for
+from demo.testing import buy_body, sell_body
+from orders.tests.world import trader_for
 
 
-@pytest.fixture
-def op(demo):
-    client = Client()
-    assert client.login(username="operator", password="operator-demo-password")
-    return client
-
-
-def _completed(demo):
-    shop = ApiClient("demo-shop-key")
-    buy = shop.post("/api/v1/order/", buy_body(demo, amount="530.00")).json()
-    trader_for(buy).post(f"/api/v1/trader/orders/{buy['id']}/confirm")
-    sell = shop.post("/api/v1/order/", sell_body(demo, amount="1000.00")).json()
-    trader_for(sell).post(f"/api/v1/trader/orders/{sell['id']}/confirm")
+def _completed(world):
+    """A Buy of 530.00 and a Sell of 1000.00 on Sberbank SBP, both confirmed by their
+    traders (operators_world: each trader starts with 100000000.00 deposited)."""
+    shop = world.api
+    buy = shop.post("/api/v1/order/", buy_body(world, amount="530.00")).json()
+    assert trader_for(buy).post(f"/api/v1/trader/orders/{buy['id']}/confirm").status_code == 200
+    sell = shop.post("/api/v1/order/", sell_body(world, amount="1000.00")).json()
+    assert trader_for(sell).post(f"/api/v1/trader/orders/{sell['id']}/confirm").status_code == 200
     return buy, sell
 
 
@@ -31,23 +25,23 @@ def _testid(html: str, testid: str) -> str:
     return html[html.index(">", start) + 1 : html.index("<", start)]
 
 
-def test_the_dashboard_shows_revenue_and_rewards(demo, op):
-    _completed(demo)
-    html = op.get("/admin/dashboard/").content.decode()
+def test_the_dashboard_shows_revenue_and_rewards(world, operator):
+    _completed(world)
+    html = operator.get("/admin/dashboard/").content.decode()
     # Buy 530.00: fee 26.50, reward 13.25. Sell 1000.00: fee 3 % + 50 = 80.00,
     # reward 1.5 % = 15.00. Rewards 28.25; revenue 106.50 - 28.25 = 78.25.
     assert _testid(html, "kpi-rewards") == "28,25"  # the Russian number format
     assert _testid(html, "kpi-revenue") == "78,25"
 
 
-def test_the_revenue_report_by_day_and_method_with_csv(demo, op):
-    _completed(demo)
-    html = op.get("/admin/dashboard/revenue/").content.decode()
+def test_the_revenue_report_by_day_and_method_with_csv(world, operator):
+    _completed(world)
+    html = operator.get("/admin/dashboard/revenue/").content.decode()
     assert html.count('data-testid="revenue-row"') == 1  # one day, one method
     assert "Sberbank SBP" in html
     total = html[html.index('data-testid="revenue-total"') :]
     assert "106,50" in total and "28,25" in total and "78,25" in total
-    csv = op.get("/admin/dashboard/revenue/", {"format": "csv", "period": "7d"})
+    csv = operator.get("/admin/dashboard/revenue/", {"format": "csv", "period": "7d"})
     assert csv["Content-Type"].startswith("text/csv")
     text = csv.content.decode("utf-8")
     assert text.startswith("\ufeff")
@@ -57,12 +51,12 @@ def test_the_revenue_report_by_day_and_method_with_csv(demo, op):
     assert Client().get("/admin/dashboard/revenue/").status_code == 302
 
 
-def test_the_traders_admin_page_shows_its_balance_and_ledger(demo, op):
-    buy, _ = _completed(demo)
+def test_the_traders_admin_page_shows_its_balance_and_ledger(world, operator):
+    buy, _ = _completed(world)
     from orders.models import Order
 
     trader = Order.objects.get(pk=buy["id"]).trader
-    html = op.get(f"/admin/orders/trader/{trader.pk}/change/").content.decode()
+    html = operator.get(f"/admin/orders/trader/{trader.pk}/change/").content.decode()
     assert 'data-testid="trader-balance"' in html
     assert html.count('data-testid="trader-ledger-row"') >= 3  # deposit, order_buy, reward
     assert "order_buy" in html and "reward" in html

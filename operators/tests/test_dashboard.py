@@ -2,18 +2,15 @@
 
 import re
 
-import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from conftest import buy_body, sell_body, trader_for
+from core.testing import ApiClient
+from demo.testing import buy_body, sell_body
 from orders.models import Order
+from orders.tests.world import trader_for
 
-
-@pytest.fixture
-def operator(client, demo):
-    assert client.login(username="operator", password="operator-demo-password")
-    return client
+from .conftest import operators_world
 
 
 def figure(html: str, testid: str) -> str:
@@ -32,18 +29,18 @@ def test_the_admin_index_links_the_dashboard(operator):
     assert 'href="/admin/dashboard/"' in operator.get("/admin/").content.decode()
 
 
-def test_figures_agree_with_the_orders_the_api_lists(operator, demo, shop):
+def test_figures_agree_with_the_orders_the_api_lists(operator, world, shop):
     empty = operator.get("/admin/dashboard/?period=24h").content.decode()
     assert figure(empty, "kpi-orders") == "0"
     assert figure(empty, "kpi-conversion") == "0,0"
     assert figure(empty, "kpi-median-confirm-seconds") == "0"
 
-    completed = shop.post("/api/v1/order/", buy_body(demo, amount="1000.00")).json()
+    completed = shop.post("/api/v1/order/", buy_body(world, amount="1000.00")).json()
     trader_for(completed).post(f"/api/v1/trader/orders/{completed['id']}/confirm")
-    cancelled = shop.post("/api/v1/order/", buy_body(demo, amount="1200.00")).json()
+    cancelled = shop.post("/api/v1/order/", buy_body(world, amount="1200.00")).json()
     shop.post(f"/api/v1/order/{cancelled['id']}/cancel")
-    shop.post("/api/v1/order/", buy_body(demo, amount="1300.00"))
-    sold = shop.post("/api/v1/order/", sell_body(demo, amount="2000.00")).json()
+    shop.post("/api/v1/order/", buy_body(world, amount="1300.00"))
+    sold = shop.post("/api/v1/order/", sell_body(world, amount="2000.00")).json()
     trader_for(sold).post(f"/api/v1/trader/orders/{sold['id']}/confirm")
 
     html = operator.get("/admin/dashboard/?period=24h").content.decode()
@@ -60,25 +57,29 @@ def test_figures_agree_with_the_orders_the_api_lists(operator, demo, shop):
     for chart in ["chart-orders-per-hour", "chart-conversion-per-method", "chart-trader-load"]:
         assert f'<svg data-testid="{chart}"' in html
 
-    other = operator.get(f"/admin/dashboard/?period=7d&terminal={demo.form_shop.pk}")
+    another_shop = world.other_terminal().terminal
+    other = operator.get(f"/admin/dashboard/?period=7d&terminal={another_shop.pk}")
     assert figure(other.content.decode(), "kpi-orders") == "0"
 
 
-def test_sandbox_orders_count_only_when_their_terminal_is_chosen(operator, demo, shop):
-    from conftest import ApiClient
-
-    sandbox = ApiClient("demo-sandbox-key")
-    shop.post("/api/v1/order/", buy_body(demo, amount="1000.00"))
-    sandbox.post("/api/v1/order/", buy_body(demo, amount="1000.00"))
-    sandbox.post("/api/v1/order/", buy_body(demo, amount="1100.00"))
+def test_sandbox_orders_count_only_when_their_terminal_is_chosen(operator):
+    # A live shop and a sandbox one on Sberbank SBP; the sandbox trader holds two
+    # requisites on it, so both sandbox Buys are placed.
+    world = operators_world(sandbox_holders={"Sberbank SBP": 2})
+    sandbox_shop = world.terminal(sandbox=True)
+    sandbox = ApiClient(sandbox_shop.raw_key)
+    world.api.post("/api/v1/order/", buy_body(world, amount="1000.00"))
+    for amount in ["1000.00", "1100.00"]:
+        response = sandbox.post("/api/v1/order/", buy_body(world, amount=amount))
+        assert response.status_code == 201, response.content
     everyone = operator.get("/admin/dashboard/?period=24h").content.decode()
     assert figure(everyone, "kpi-orders") == figure(everyone, "kpi-pending") == "1"
-    chosen = operator.get(f"/admin/dashboard/?period=24h&terminal={demo.sandbox_shop.pk}")
+    chosen = operator.get(f"/admin/dashboard/?period=24h&terminal={sandbox_shop.pk}")
     assert figure(chosen.content.decode(), "kpi-orders") == "2"
     # An order keeps the mode it was created in: turning the terminal live later does not
     # bring its sandbox orders into the live figures.
-    demo.sandbox_shop.sandbox = False
-    demo.sandbox_shop.save(update_fields=["sandbox"])
+    sandbox_shop.sandbox = False
+    sandbox_shop.save(update_fields=["sandbox"])
     later = operator.get("/admin/dashboard/?period=24h").content.decode()
     assert figure(later, "kpi-orders") == "1"
 
@@ -91,17 +92,17 @@ def test_bad_period_or_terminal_is_said_not_guessed(operator):
     assert figure(html, "kpi-orders") == "0"
 
 
-def test_statement_count_does_not_grow_with_orders(operator, demo, shop):
+def test_statement_count_does_not_grow_with_orders(operator, world, shop):
     def statements() -> int:
         with CaptureQueriesContext(connection) as queries:
             assert operator.get("/admin/dashboard/?period=30d").status_code == 200
         return len(queries)
 
-    first = shop.post("/api/v1/order/", buy_body(demo, amount="1000.00")).json()
+    first = shop.post("/api/v1/order/", buy_body(world, amount="1000.00")).json()
     trader_for(first).post(f"/api/v1/trader/orders/{first['id']}/confirm")
     few = statements()
     for amount in range(1001, 1031):
-        body = buy_body(demo, amount=f"{amount}.00", user_id=f"u{amount}")
+        body = buy_body(world, amount=f"{amount}.00", user_id=f"u{amount}")
         order = shop.post("/api/v1/order/", body).json()
         if amount % 3 == 0:
             trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
@@ -120,16 +121,16 @@ def test_the_dashboard_is_russian_whatever_the_browser_and_english_by_choice(ope
     assert figure(english, "kpi-conversion") == "0.0"
 
 
-def test_the_api_keeps_speaking_english_to_russian_browsers(shop, db):
-    response = shop.get("/api/v1/order/nothing-here", headers={"Accept-Language": "ru"})
+def test_the_api_keeps_speaking_english_to_russian_browsers(merchant):
+    response = merchant.get("/api/v1/order/nothing-here", headers={"Accept-Language": "ru"})
     assert response.json()["message"] == "Order not found"
 
 
-def test_trader_load_draws_pending_now_and_every_figure_is_russian(operator, demo, shop):
-    first = shop.post("/api/v1/order/", buy_body(demo, amount="7350.00")).json()
+def test_trader_load_draws_pending_now_and_every_figure_is_russian(operator, world, shop):
+    first = shop.post("/api/v1/order/", buy_body(world, amount="7350.00")).json()
     trader_for(first).post(f"/api/v1/trader/orders/{first['id']}/confirm")
     for amount in ["1100.00", "1200.00", "1300.00"]:
-        shop.post("/api/v1/order/", buy_body(demo, amount=amount))
+        shop.post("/api/v1/order/", buy_body(world, amount=amount))
     html = operator.get("/admin/dashboard/?period=24h").content.decode()
     chart = re.search(r'<svg data-testid="chart-trader-load".*?</svg>', html, re.S).group(0)
     bars = [

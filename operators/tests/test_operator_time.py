@@ -4,25 +4,17 @@ order's page and its history, the dispute's page and the confirmation pages."""
 import re
 from zoneinfo import ZoneInfo
 
-import pytest
-
-from conftest import buy_body
+from demo.testing import buy_body
 from disputes.models import Dispute
 from orders.models import Order
-
-
-@pytest.fixture
-def operator(client, demo):
-    assert client.login(username="operator", password="operator-demo-password")
-    return client
 
 
 def shown(moment, zone="Europe/Moscow") -> str:
     return moment.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def test_an_order_and_its_dispute_are_shown_in_moscow_time(operator, shop, demo):
-    created = shop.post("/api/v1/order/", buy_body(demo, amount="2500.00")).json()
+def test_an_order_and_its_dispute_are_shown_in_moscow_time(operator, shop, world):
+    created = shop.post("/api/v1/order/", buy_body(world, amount="2500.00")).json()
     response = shop.post_multipart(
         "/api/v1/disputes/create", {"order_id": created["id"], "amount": "2500"}
     )
@@ -47,9 +39,9 @@ def test_an_order_and_its_dispute_are_shown_in_moscow_time(operator, shop, demo)
     assert re.search(r"<td>[^<]*\d{2}:\d{2}:\d{2} MSK</td>", dispute_html)
 
 
-def test_the_zone_is_the_setting(operator, shop, demo, settings):
+def test_the_zone_is_the_setting(operator, shop, world, settings):
     settings.OPERATOR_TIME_ZONE = "Asia/Yekaterinburg"
-    created = shop.post("/api/v1/order/", buy_body(demo, amount="2600.00")).json()
+    created = shop.post("/api/v1/order/", buy_body(world, amount="2600.00")).json()
     order = Order.objects.get(pk=created["id"])
     html = operator.get(f"/admin/orders/order/{order.pk}/change/").content.decode()
     assert shown(order.created_at, "Asia/Yekaterinburg") in html

@@ -6,18 +6,17 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from conftest import ApiClient, buy_body, sell_body, trader_for
+from core.testing import ApiClient
+from demo.testing import buy_body, sell_body
 from disputes.models import Dispute
+from finance.models import IntegrationType
 from forms_ui.models import FormSession
 from orders.models import Order
+from orders.tests.world import World, trader_for
+
+from .conftest import operators_world
 
 ORDERS = "/admin/orders/order/"
-
-
-@pytest.fixture
-def operator(client, demo):
-    assert client.login(username="operator", password="operator-demo-password")
-    return client
 
 
 def listed(response) -> list:
@@ -25,13 +24,14 @@ def listed(response) -> list:
     return [str(o.pk) for o in response.context["cl"].result_list]
 
 
-def make(shop, demo, amount, **extra) -> Order:
-    created = shop.post("/api/v1/order/", buy_body(demo, amount=amount, **extra)).json()
-    return Order.objects.get(pk=created["id"])
+def make(shop, world, amount, **extra) -> Order:
+    response = shop.post("/api/v1/order/", buy_body(world, amount=amount, **extra))
+    assert response.status_code == 201, response.content
+    return Order.objects.get(pk=response.json()["id"])
 
 
-def test_the_order_list_opens_newest_first(operator, shop, demo):
-    made = [make(shop, demo, f"{1000 + n}.00", client_order_id=f"o-{n}") for n in range(4)]
+def test_the_order_list_opens_newest_first(operator, shop, world):
+    made = [make(shop, world, f"{1000 + n}.00", client_order_id=f"o-{n}") for n in range(4)]
     for n, order in enumerate(made):  # ids are random: the list must not follow them
         Order.objects.filter(pk=order.pk).update(created_at=timezone.now() - timedelta(minutes=n))
     assert listed(operator.get(ORDERS)) == [str(o.pk) for o in made]
@@ -41,9 +41,12 @@ def test_the_order_list_opens_newest_first(operator, shop, demo):
     "term",
     ["short", "short…", "dashed", "full", "o-77", "user-77", "account", "1777", "1 777,00"],
 )
-def test_the_search_box_finds_an_order_by_what_the_operator_has(operator, shop, demo, term):
-    order = make(shop, demo, "1777.00", client_order_id="o-77", user_id="user-77")
-    make(shop, demo, "1888.00", client_order_id="o-88", user_id="user-88")
+def test_the_search_box_finds_an_order_by_what_the_operator_has(operator, term):
+    # One requisite on each method: the two orders are held on different accounts.
+    world = World.build({"Sberbank SBP": 1, "T-Bank SBP": 1})
+    shop = world.api
+    order = make(shop, world, "1777.00", client_order_id="o-77", user_id="user-77")
+    make(shop, world, "1888.00", method="T-Bank SBP", client_order_id="o-88", user_id="user-88")
     text = str(order.pk)
     typed = {
         "short": text[:8],
@@ -55,23 +58,27 @@ def test_the_search_box_finds_an_order_by_what_the_operator_has(operator, shop, 
     assert listed(operator.get(ORDERS, {"q": typed})) == [str(order.pk)]
 
 
-def test_a_short_or_odd_search_finds_nothing_and_breaks_nothing(operator, shop, demo):
-    make(shop, demo, "1777.00")
+def test_a_short_or_odd_search_finds_nothing_and_breaks_nothing(operator, shop, world):
+    make(shop, world, "1777.00")
     for typed in ["abc", "1234567", "zzzzzzzz", "12,345,678", "'; drop", "1e5"]:
         assert listed(operator.get(ORDERS, {"q": typed})) == []
 
 
-def test_filters_live_or_sandbox_payer_paid_receipts_overdue_and_age(operator, shop, demo):
-    live = make(shop, demo, "1100.00", client_order_id="live")
-    sandbox_shop = ApiClient("demo-sandbox-key")
+def test_filters_live_or_sandbox_payer_paid_receipts_overdue_and_age(operator):
+    # A live H2H shop, a sandbox shop (its trader holds a requisite on Sberbank SBP) and an
+    # order-with-form shop, whose Buys each get a payment page.
+    world = operators_world(sandbox_holders={"Sberbank SBP": 1})
+    live = make(world.api, world, "1100.00", client_order_id="live")
+    sandbox_shop = ApiClient(world.terminal(sandbox=True).raw_key)
     sandboxed = sandbox_shop.post(
-        "/api/v1/order/", buy_body(demo, amount="1200.00", client_order_id="sb")
+        "/api/v1/order/", buy_body(world, amount="1200.00", client_order_id="sb")
     ).json()
-    form_order = (
-        ApiClient("demo-form-key")
-        .post("/api/v1/order/", buy_body(demo, amount="1300.00", client_order_id="form"))
-        .json()
+    form_shop = world.other_terminal(
+        integration_type=IntegrationType.ORDER_WITH_FORM, form_activated=True
     )
+    form_order = form_shop.post(
+        "/api/v1/order/", buy_body(world, amount="1300.00", client_order_id="form")
+    ).json()
     FormSession.objects.filter(order_id=form_order["id"]).update(
         payment_confirmation_starts_at=timezone.now()
     )
@@ -92,8 +99,8 @@ def test_filters_live_or_sandbox_payer_paid_receipts_overdue_and_age(operator, s
     assert "песочница" in page and "боевой" in page  # the mode column
 
 
-def test_the_dispute_list_finds_a_dispute_by_its_orders_short_id(operator, shop, demo):
-    order = make(shop, demo, "2500.00")
+def test_the_dispute_list_finds_a_dispute_by_its_orders_short_id(operator, shop, world):
+    order = make(shop, world, "2500.00")
     shop.post_multipart("/api/v1/disputes/create", {"order_id": str(order.pk), "amount": "2500"})
     response = operator.get("/admin/disputes/dispute/", {"q": str(order.pk)[:8]})
     assert [d.pk for d in response.context["cl"].result_list] == [
@@ -101,14 +108,14 @@ def test_the_dispute_list_finds_a_dispute_by_its_orders_short_id(operator, shop,
     ]
 
 
-def test_the_trader_list_shows_pending_turnover_and_conversion_today(operator, shop, demo):
-    done = make(shop, demo, "7350.00")
+def test_the_trader_list_shows_pending_turnover_and_conversion_today(operator, shop, world):
+    done = make(shop, world, "7350.00")
     trader_for({"id": str(done.pk)}).post(f"/api/v1/trader/orders/{done.pk}/confirm")
-    sold = shop.post("/api/v1/order/", sell_body(demo, amount="1000.00")).json()
+    sold = shop.post("/api/v1/order/", sell_body(world, amount="1000.00")).json()
     trader = Order.objects.get(pk=done.pk).trader
     Order.objects.filter(pk=sold["id"]).update(trader=trader)
     trader_for({"id": str(done.pk)}).post(f"/api/v1/trader/orders/{sold['id']}/cancel")
-    make(shop, demo, "1500.00")  # still Pending, with whichever trader
+    make(shop, world, "1500.00")  # still Pending, with whichever trader
     response = operator.get("/admin/orders/trader/")
     row = next(t for t in response.context["cl"].result_list if t.pk == trader.pk)
     assert row.turnover_today == 7350

@@ -5,22 +5,22 @@ import re
 
 from django.urls import reverse
 
-from conftest import buy_body, trader_for
 from webhooks.delivery import delivery_attempt
 from webhooks.models import WebhookDelivery
 
 from .conftest import deliver_all, headers_of
 
 
-def confirmed_order(shop, demo, receiver) -> dict:
-    order = shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url)).json()
-    trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+def confirmed_order(world, receiver) -> dict:
+    """A Buy of 1000.00 confirmed by its trader, its two events delivered to `receiver`."""
+    order = world.buy(webhook_url=receiver.url)
+    assert world.confirm(order).status_code == 200
     deliver_all()
     return order
 
 
-def test_order_page_shows_events_with_actors_and_delivery_attempts(shop, demo, receiver, operator):
-    order = confirmed_order(shop, demo, receiver)
+def test_order_page_shows_events_with_actors_and_delivery_attempts(world, receiver, operator):
+    order = confirmed_order(world, receiver)
     page = operator.get(reverse("admin:orders_order_change", args=[order["id"]]))
     assert page.status_code == 200
     html = page.content.decode()
@@ -36,9 +36,9 @@ def test_order_page_shows_events_with_actors_and_delivery_attempts(shop, demo, r
 
 
 def test_the_resend_button_sends_the_same_event_again_and_returns_to_the_order(
-    shop, demo, receiver, operator
+    world, receiver, operator
 ):
-    order = confirmed_order(shop, demo, receiver)
+    order = confirmed_order(world, receiver)
     order_page = reverse("admin:orders_order_change", args=[order["id"]])
     html = operator.get(order_page).content.decode()
     delivery = WebhookDelivery.objects.order_by("pk").first()
@@ -55,8 +55,8 @@ def test_the_resend_button_sends_the_same_event_again_and_returns_to_the_order(
     assert html.count("HTTP 200") == 3
 
 
-def test_resend_view_takes_only_post_and_never_redirects_off_site(shop, demo, receiver, operator):
-    confirmed_order(shop, demo, receiver)
+def test_resend_view_takes_only_post_and_never_redirects_off_site(world, receiver, operator):
+    confirmed_order(world, receiver)
     delivery = WebhookDelivery.objects.order_by("pk").first()
     url = reverse("admin:webhooks_webhookdelivery_resend", args=[delivery.pk])
     assert operator.get(url).status_code == 405
@@ -66,9 +66,9 @@ def test_resend_view_takes_only_post_and_never_redirects_off_site(shop, demo, re
     )
 
 
-def test_dispute_page_shows_the_orders_history(shop, demo, receiver, operator):
-    order = confirmed_order(shop, demo, receiver)
-    created = shop.post_multipart(
+def test_dispute_page_shows_the_orders_history(world, receiver, operator):
+    order = confirmed_order(world, receiver)
+    created = world.shop.post_multipart(
         "/api/v1/disputes/create", {"order_id": order["id"], "amount": "1000.00"}
     )
     assert created.status_code == 201

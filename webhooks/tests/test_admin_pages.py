@@ -1,13 +1,12 @@
 """Webhook pages in the admin: readable bodies, named attempts, no useless Save."""
 
-from conftest import buy_body
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 
 
-def test_an_event_page_shows_its_body_indented_and_offers_no_save(client, demo, shop):
-    assert client.login(username="operator", password="operator-demo-password")
+def test_an_event_page_shows_its_body_indented_and_offers_no_save(operator, world):
+    client = operator
     client.cookies["django_language"] = "en"  # these pages' words, in English
-    order = shop.post("/api/v1/order/", buy_body(demo, webhook_url="https://example.com/h")).json()
+    order = world.buy(webhook_url="https://example.com/h")
     event = WebhookEvent.objects.get(order_id=order["id"])
     page = client.get(f"/admin/webhooks/webhookevent/{event.pk}/change/").content.decode()
     assert "<pre" in page and "\n  &quot;type&quot;: &quot;order.created&quot;" in page
@@ -15,10 +14,10 @@ def test_an_event_page_shows_its_body_indented_and_offers_no_save(client, demo, 
     assert f'name="_selected_action" value="{event.pk}"' in page and 'data-testid="resend"' in page
 
 
-def test_an_attempt_is_named_by_its_number_and_outcome(demo, shop):
+def test_an_attempt_is_named_by_its_number_and_outcome(world):
     from django.utils import timezone
 
-    order = shop.post("/api/v1/order/", buy_body(demo, webhook_url="https://example.com/h")).json()
+    order = world.buy(webhook_url="https://example.com/h")
     delivery = WebhookDelivery.objects.get(event__order_id=order["id"])
     attempt = WebhookAttempt.objects.create(
         delivery=delivery, number=7, started_at=timezone.now(), duration_ms=120, status_code=503
@@ -26,15 +25,14 @@ def test_an_attempt_is_named_by_its_number_and_outcome(demo, shop):
     assert str(attempt) == "attempt 7 · 503 · 120 ms"
 
 
-def test_a_delivery_is_resent_from_its_own_page(client, demo, shop):
+def test_a_delivery_is_resent_from_its_own_page(operator, world):
     from django.utils import timezone
 
     from webhooks.models import DeliveryState
 
-    assert client.login(username="operator", password="operator-demo-password")
-
+    client = operator
     client.cookies["django_language"] = "en"  # these pages' words, in English
-    order = shop.post("/api/v1/order/", buy_body(demo, webhook_url="https://example.com/h")).json()
+    order = world.buy(webhook_url="https://example.com/h")
     delivery = WebhookDelivery.objects.get(event__order_id=order["id"])
     WebhookDelivery.objects.filter(pk=delivery.pk).update(
         state=DeliveryState.FAILED, next_attempt_at=timezone.now() + timezone.timedelta(days=1)

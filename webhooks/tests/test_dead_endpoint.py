@@ -12,8 +12,10 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from conftest import ApiClient, buy_body
+from core.testing import ApiClient
+from demo.testing import buy_body
 from orders.models import Order
+from orders.tests.world import World
 from paymentsvc.celery import app as celery_app
 
 from .test_worker_and_broker import BROKER, CELERY, ROOT, _database_url, _kill, _wait_for
@@ -69,22 +71,25 @@ def silent_server():
 
 
 def test_a_dead_endpoint_delays_no_other_terminal_and_no_expiry(
-    demo_transactional, receiver, silent_server, tmp_path
+    transactional_db, receiver, silent_server, tmp_path
 ):
-    demo = demo_transactional
+    # Terminal A, live, and terminal B, a sandbox one, both on Sberbank SBP: two live
+    # traders hold a requisite on it for A's Buys, the sandbox trader two for B's.
+    world = World.build({"Sberbank SBP": 2}, sandbox_holders={"Sberbank SBP": 2})
+    terminal_b = world.terminal(sandbox=True)
     celery_app.control.purge()  # messages left by earlier runs
     log = open(tmp_path / "workers.log", "w")
     processes = _stack(log, tmp_path)
     try:
-        shop_a = ApiClient("demo-shop-key")
+        shop_a = world.api
         for i in range(DEAD_DELIVERIES):
-            body = buy_body(demo, amount=f"{1000 + i}.00", client_order_id=f"dead-{i}")
+            body = buy_body(world, amount=f"{1000 + i}.00", client_order_id=f"dead-{i}")
             response = shop_a.post("/api/v1/order/", {**body, "webhook_url": silent_server})
             assert response.status_code == 201, response.content
         time.sleep(3)  # the workers have taken the dead endpoint's deliveries by now
 
-        shop_b = ApiClient("demo-sandbox-key")
-        sandbox_method = demo.method_id("Sberbank SBP")
+        shop_b = ApiClient(terminal_b.raw_key)
+        sandbox_method = world.method_id("Sberbank SBP")
         latencies, due = [], None
         for i in range(6):
             body = {

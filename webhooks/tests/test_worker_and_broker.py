@@ -18,7 +18,8 @@ from django.utils import timezone
 from kombu import pools
 from standardwebhooks.webhooks import Webhook
 
-from conftest import ApiClient, buy_body, trader_for
+from demo.testing import buy_body
+from orders.tests import world as orders_world
 from paymentsvc.celery import app as celery_app
 from webhooks import tasks as webhook_tasks
 from webhooks.delivery import deliveries_send
@@ -26,6 +27,7 @@ from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 from webhooks.tasks import deliveries_requeue_due
 
 from .receiver import Receiver
+from .world import World
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = Path(sys.executable).with_name("celery")
@@ -165,16 +167,16 @@ def _verified(receiver) -> dict[str, dict]:
 
 
 def test_orders_are_created_while_the_broker_is_down_and_the_sweep_delivers_them_after(
-    demo_transactional, receiver, dead_broker, run_tasks_here
+    transactional_db, receiver, dead_broker, run_tasks_here
 ):
-    demo = demo_transactional
-    shop = ApiClient("demo-shop-key")
+    world = World.build(webhook_secret=SECRET)  # one method, one trader's requisite on it
     timings = []
     for i in range(6):
         started = time.monotonic()
         # Real commits: the on-commit publish runs and finds the broker down.
-        response = shop.post(
-            "/api/v1/order/", buy_body(demo, webhook_url=receiver.url, amount=1000 + i)
+        response = world.shop.post(
+            "/api/v1/order/",
+            world.buy_body(webhook_url=receiver.url, amount=1000 + i, client_order_id=f"o-{i}"),
         )
         timings.append(time.monotonic() - started)
         assert response.status_code == 201, response.content
@@ -192,13 +194,12 @@ def test_orders_are_created_while_the_broker_is_down_and_the_sweep_delivers_them
 
 @pytest.mark.slow
 def test_beat_and_a_worker_deliver_what_was_never_queued(
-    demo_transactional, receiver, dead_broker, tmp_path
+    transactional_db, receiver, dead_broker, tmp_path
 ):
     """The embedded default (filesystem broker) without DATABASE_URL / CELERY_BROKER_URL,
     else the configured Redis: beat's sweep queues, the worker sends."""
-    demo = demo_transactional
-    shop = ApiClient("demo-shop-key")
-    order = shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url)).json()
+    world = World.build(webhook_secret=SECRET)  # one method, one trader's requisite on it
+    order = world.buy(webhook_url=receiver.url)
     assert order["status"] == "Pending"
     dead_broker()
     celery_app.control.purge()  # what earlier tests queued: this one starts from none
@@ -218,17 +219,16 @@ def test_beat_and_a_worker_deliver_what_was_never_queued(
 
 @pytest.mark.slow
 def test_a_delivery_whose_worker_died_mid_attempt_is_sent_again_once_its_claim_runs_out(
-    demo_transactional, receiver, run_tasks_here, tmp_path
+    transactional_db, receiver, run_tasks_here, tmp_path
 ):
-    demo = demo_transactional
+    world = World.build(webhook_secret=SECRET)  # one method, one trader's requisite on it
     receiver.delay = 8  # the worker is still waiting for this answer when it is killed
     celery_app.control.purge()  # what earlier tests queued: this one starts from none
     log = open(tmp_path / "worker.log", "w")
     worker = _start_worker(log, tmp_path / "beat-schedule")
     try:
         # Committed: its delivery is queued on commit and the worker takes it.
-        shop = ApiClient("demo-shop-key")
-        response = shop.post("/api/v1/order/", buy_body(demo, webhook_url=receiver.url))
+        response = world.shop.post("/api/v1/order/", world.buy_body(webhook_url=receiver.url))
         assert response.status_code == 201, response.content
         arrived = _wait_for(lambda: len(receiver.requests) == 1, 60)
     finally:
@@ -267,14 +267,16 @@ def test_a_delivery_whose_worker_died_mid_attempt_is_sent_again_once_its_claim_r
 @pytest.mark.skipif(not POSTGRES, reason="needs DATABASE_URL=postgres://…")
 @pytest.mark.skipif(bool(REDIS_PROBLEM), reason=REDIS_PROBLEM)
 def test_every_event_arrives_signed_when_a_worker_is_killed_mid_burst(
-    demo_transactional, receiver, tmp_path
+    transactional_db, receiver, tmp_path
 ):
-    demo = demo_transactional
-    demo.shop.webhook_urls = [receiver.url]
-    demo.shop.save()
+    # A shop sending its webhooks to the receiver; two traders' requisites on each of
+    # Sberbank SBP and T-Bank SBP take the burst's Buys in turn.
+    world = orders_world.World.build(
+        {"Sberbank SBP": 2, "T-Bank SBP": 2}, webhook_secret=SECRET, webhook_urls=[receiver.url]
+    )
     receiver.delay = 0.1  # slow enough that the kill finds deliveries in flight
     celery_app.control.purge()  # messages left by earlier runs
-    shop = ApiClient("demo-shop-key")
+    shop = world.api
     log = open(tmp_path / "worker.log", "w")
     worker = _start_worker(log, tmp_path / "beat-schedule")
     try:
@@ -282,7 +284,7 @@ def test_every_event_arrives_signed_when_a_worker_is_killed_mid_burst(
             shop.post(
                 "/api/v1/order/",
                 buy_body(
-                    demo,
+                    world,
                     amount=1000 + i,
                     client_order_id=f"burst-{i}",
                     method="T-Bank SBP" if i % 2 else "Sberbank SBP",
@@ -292,7 +294,9 @@ def test_every_event_arrives_signed_when_a_worker_is_killed_mid_burst(
         ]
         killed = {}
         for i, order in enumerate(orders):
-            response = trader_for(order).post(f"/api/v1/trader/orders/{order['id']}/confirm")
+            response = orders_world.trader_for(order).post(
+                f"/api/v1/trader/orders/{order['id']}/confirm"
+            )
             assert response.status_code == 200, response.content
             if i == 12:
                 in_flight = WebhookDelivery.objects.filter(
