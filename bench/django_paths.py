@@ -15,6 +15,7 @@ from decimal import Decimal
 
 DEVICE_TOKEN = "dev_bench-device-token-00000000000000000000"
 SHOP_KEY = {"HTTP_X_API_KEY": "demo-shop-key"}
+AUDIT_BATCH = 10
 
 
 def _method(name: str, nspk: str, trader, requisites: int):
@@ -191,29 +192,32 @@ def inprocess_costs(n: str) -> str:
         )
 
     def audit():
+        """One entry as an action writes it: inside the action's open transaction
+        (ten per transaction here, so the commit's share is a tenth of one)."""
         from django.db import transaction
 
         with transaction.atomic():
-            audit_record(
-                actor_kind=ActorKind.MERCHANT,
-                actor_id=terminal.pk,
-                action="bench.entry",
-                obj=terminal,
-                changes={"amount": Decimal("1.00")},
-            )
+            for _ in range(AUDIT_BATCH):
+                audit_record(
+                    actor_kind=ActorKind.MERCHANT,
+                    actor_id=terminal.pk,
+                    action="bench.entry",
+                    obj=terminal,
+                    changes={"amount": Decimal("1.00")},
+                )
 
-    return json.dumps(
-        {
-            name: _mean_ms(call, n)
-            for name, call in (
-                ("create", create),
-                ("sell", sell),
-                ("settlement", settlement),
-                ("withdrawal", withdrawal),
-                ("audit", audit),
-            )
-        }
-    )
+    costs = {
+        name: _mean_ms(call, n)
+        for name, call in (
+            ("create", create),
+            ("sell", sell),
+            ("settlement", settlement),
+            ("withdrawal", withdrawal),
+            ("audit", audit),
+        )
+    }
+    costs["audit"] /= AUDIT_BATCH
+    return json.dumps(costs)
 
 
 COMMANDS = {
