@@ -6,6 +6,8 @@ from django.conf import settings
 from django.contrib import admin
 from django.http import HttpResponse
 from django.utils.html import escape
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
 
 from .admin_2fa import AdminSignInForm
 from .signin_throttle import signin_succeeded, signin_try
@@ -22,9 +24,13 @@ def throttled_admin_login(request, extra_context=None):
     counted = signin_try(request, request.POST.get("username", ""), realm="admin")
     if not counted.allowed:
         minutes = max(1, counted.retry_after // 60)
-        text = f"Too many failed sign-in attempts. Try again in {minutes} minutes."
+        text = _("Too many failed sign-in attempts. Try again in %(minutes)d minutes.") % {
+            "minutes": minutes
+        }
         response = HttpResponse(
-            f"<!doctype html><title>Locked</title><p>{escape(text)}</p>", status=429
+            f'<!doctype html><html lang="{escape(get_language())}"><meta charset="utf-8">'
+            f"<title>{escape(_('Sign-in locked'))}</title><p>{escape(text)}</p></html>",
+            status=429,
         )
         response["Retry-After"] = str(counted.retry_after)
         return response

@@ -6,10 +6,21 @@
 - `round_trip`: a request's counters in one trip to Redis (a pipeline): the rate
   limit's INCR and the reads every request makes (the failed-auth count, the
   configuration generation), where the stock API would take one trip each (two for
-  an INCR: it asks first whether the key exists).
+  an INCR: it asks first whether the key exists). Several counters are counted in one
+  MULTI, so no other count of them comes between: the n-th try is n-th in each.
+
+`FileCache` is the embedded default's (one machine, no Redis): its counters keep the
+window they were opened with (the stock `incr` rewrites the entry with the default
+timeout), and making room removes what has expired before anything that has not.
 """
 
+import pickle
+import random
+import time
+import zlib
+
 from django.core.cache.backends import redis as django_redis
+from django.core.cache.backends.filebased import FileBasedCache
 
 
 class RedisCacheClient(django_redis.RedisCacheClient):
@@ -31,24 +42,61 @@ class RedisCache(django_redis.RedisCache):
         super().__init__(server, params)
         self._class = RedisCacheClient
 
-    def round_trip(self, *, incr: tuple[str, int] | None, get: list[str]) -> tuple:
-        """INCR `incr[0]` (a counter kept `incr[1]` seconds from its first count) and GET
-        each key of `get`, in one trip; returns (count or None, [values])."""
+    def round_trip(self, *, incr: list[str], period: int, get: list[str]) -> tuple:
+        """INCR each key of `incr` (counters kept `period` seconds from their first count)
+        and GET each key of `get`, in one trip; returns ([counts], [values])."""
         client = self._cache.get_client(write=True)
-        pipe = client.pipeline(transaction=False)
-        counter = None
-        if incr is not None:
-            counter = self.make_and_validate_key(incr[0])
+        pipe = client.pipeline(transaction=len(incr) > 1)
+        counters = [self.make_and_validate_key(key) for key in incr]
+        for counter in counters:
             pipe.incr(counter)
             pipe.ttl(counter)
         for key in get:
             pipe.get(self.make_and_validate_key(key))
         out = pipe.execute()
-        count = None
-        if counter is not None:
-            count, ttl = out[0], out[1]
-            out = out[2:]
+        counts, out = out[: 2 * len(counters)], out[2 * len(counters) :]
+        for counter, ttl in zip(counters, counts[1::2], strict=True):
             if ttl == -1:  # the window's first count: it must not outlive the window
-                client.expire(counter, incr[1])
+                client.expire(counter, period)
         loads = self._cache._serializer.loads
-        return count, [None if value is None else loads(value) for value in out]
+        return counts[::2], [None if value is None else loads(value) for value in out]
+
+
+class FileCache(FileBasedCache):
+    def incr(self, key, delta=1, version=None):
+        """As the stock `incr` (the caller serialises counts: core.throttling), but the
+        entry keeps its expiry."""
+        fname = self._key_to_file(key, version)
+        try:
+            with open(fname, "rb") as f:
+                expiry = pickle.load(f)
+                if expiry is not None and expiry < time.time():
+                    raise FileNotFoundError(fname)
+                value = pickle.loads(zlib.decompress(f.read()))
+        except (FileNotFoundError, EOFError):
+            raise ValueError(f"Key '{key}' not found") from None
+        value += delta
+        left = None if expiry is None else max(expiry - time.time(), 0.001)
+        self.set(key, value, timeout=left, version=version)
+        return value
+
+    def _cull(self):
+        """Expired entries go first; only when the live ones alone are too many does a
+        random share of them go (the stock cull removes a random share at once, live
+        sign-in counts among them)."""
+        files = self._list_cache_files()
+        if len(files) < self._max_entries:
+            return
+        live = []
+        for fname in files:
+            try:
+                with open(fname, "rb") as f:
+                    expired = self._is_expired(f)  # removes the file when it is
+            except FileNotFoundError:
+                continue
+            if not expired:
+                live.append(fname)
+        if len(live) >= self._max_entries:
+            share = len(live) // self._cull_frequency if self._cull_frequency else len(live)
+            for fname in random.sample(live, share):
+                self._delete(fname)

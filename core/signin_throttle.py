@@ -8,8 +8,8 @@ as usual. The user name is counted the way Django compares it (NFKC, as the sign
 form normalises it) and case-folded, so `ｏｐｅｒａｔｏｒ` and `Operator` share the
 tries of `operator`.
 
-Every try is counted (an atomic INCR in the shared cache) before its password is
-checked, and checked only when its count is within the limits: however many arrive at
+Every try is counted (atomic INCRs of both windows together, in the shared cache) before
+its password is checked, and checked only when its counts are within the limits: however many arrive at
 once, no more passwords are checked than the limits allow. A success takes its try back
 and forgets the pair's failures. When the shared cache is down the throttle fails open,
 as the API's limits do (core.throttling), with a warning in the log: refusing every
@@ -26,7 +26,7 @@ from django.core.cache import cache
 
 from .client_address import client_address
 from .rates import Rate, parse_rate
-from .throttling import window_count
+from .throttling import window_counts
 
 logger = logging.getLogger(__name__)
 
@@ -61,13 +61,11 @@ def signin_try(request, username: str, *, realm: str = "admin") -> SignInTry:
     address = client_address(request)
     pair = hashlib.sha256(f"{normalize_username(username)}\0{address}".encode()).hexdigest()
     pair_key, address_key = f"{realm}-login:pair:{pair}", f"{realm}-login:addr:{address}"
-    pair_count = window_count(pair_key, rate.seconds)
-    address_count = window_count(address_key, rate.seconds)
-    if pair_count is None or address_count is None:
+    counts = window_counts([pair_key, address_key], rate.seconds)
+    if counts is None:
         logger.warning("Sign-in (%s) not throttled: the shared cache is unavailable", realm)
-    allowed = (pair_count or 0) <= rate.count and (address_count or 0) <= (
-        rate.count * ADDRESS_FACTOR
-    )
+    pair_count, address_count = counts or (0, 0)
+    allowed = pair_count <= rate.count and address_count <= rate.count * ADDRESS_FACTOR
     return SignInTry(
         allowed=allowed, retry_after=rate.seconds, pair_key=pair_key, address_key=address_key
     )

@@ -26,13 +26,22 @@ def window_count(key: str, period: int) -> int | None:
     cache (Redis) is down. Limits then fail open: money is still guarded (the anti-fraud
     cap, balances and matching live in the database); refusing every caller while Redis
     restarts would not be."""
-    count, _ = window_round(count=(key, period), peek=[])
-    return count
+    counts, _ = _trip([key], period, [])
+    return None if counts is None else counts[0]
+
+
+def window_counts(keys: list[str], period: int) -> list[int] | None:
+    """Count one more in each of `keys` together: no other count of them comes between,
+    so a try that is n-th in one window is n-th in every other (two counts taken one
+    after the other let a try be early in one window and late in the next). None when
+    the shared cache is down."""
+    counts, _ = _trip(keys, period, [])
+    return counts
 
 
 def window_peek(key: str) -> int:
     """The count so far in a window; 0 when the shared cache is down (fail open)."""
-    _, (value,) = window_round(count=None, peek=[key])
+    _, (value,) = _trip([], 0, [key])
     return value or 0
 
 
@@ -40,11 +49,20 @@ def window_round(*, count: tuple[str, int] | None, peek: list[str]) -> tuple:
     """Count one more in `count` = (key, period) and read each key of `peek`, in one
     trip to the cache where it can (Redis); (count or None, [value or None]). When the
     cache is down, nothing is counted or read (None everywhere): the limits fail open."""
+    key, period = count if count is not None else (None, 0)
+    counts, values = _trip([] if key is None else [key], period, peek)
+    return (counts[0] if counts else None), values
+
+
+def _trip(keys: list[str], period: int, peek: list[str]) -> tuple:
     try:
         trip = getattr(cache, "round_trip", None)
         if trip is not None:
-            return trip(incr=count, get=peek)
-        counted = _count(*count) if count is not None else None
+            return trip(incr=keys, period=period, get=peek)
+        counted = []
+        if keys:
+            with _counting():
+                counted = [_count(key, period) for key in keys]
         return counted, [cache.get(key) for key in peek]
     except Exception as exc:
         logger.warning("Rate limit not counted, cache unavailable: %s", exc)
@@ -54,14 +72,14 @@ def window_round(*, count: tuple[str, int] | None, peek: list[str]) -> tuple:
 def _count(key: str, period: int) -> int:
     # incr first: once a window is open (every request but its first) that is all.
     # Only Redis counts atomically (round_trip above); another cache's incr reads and
-    # writes back, so counts of one machine's processes take turns on a file lock.
-    with _counting():
-        try:
-            return cache.incr(key)
-        except ValueError:  # the window's first request
-            if cache.add(key, 1, timeout=period + 1):
-                return 1
-            return cache.incr(key)  # another process opened it between our incr and add
+    # writes back, so counts of one machine's processes take turns on a file lock
+    # (taken by the caller, once for all the keys counted together).
+    try:
+        return cache.incr(key)
+    except ValueError:  # the window's first request
+        if cache.add(key, 1, timeout=period + 1):
+            return 1
+        return cache.incr(key)  # another process opened it between our incr and add
 
 
 @contextmanager

@@ -140,8 +140,10 @@ elif CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
 else:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "BACKEND": "core.cache.FileCache",
             "LOCATION": str(VAR_DIR / "cache"),
+            # Room for every live counter: a random cull would take sign-in counts too.
+            "OPTIONS": {"MAX_ENTRIES": 3000},
         }
     }
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":

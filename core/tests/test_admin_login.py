@@ -71,3 +71,14 @@ def test_the_pair_limit_follows_admin_login_rate_limit(operator_user, settings):
     assert locked.status_code == 429
     assert locked["Retry-After"] == "600"
     assert sign_in("198.51.100.9", password=GOOD).status_code == 302
+
+
+def test_the_lock_page_speaks_the_operators_language(operator_user, settings):
+    settings.ADMIN_LOGIN_RATE_LIMIT = "1/15min"
+    sign_in("203.0.113.7")
+    client = Client(REMOTE_ADDR="203.0.113.7", HTTP_ACCEPT_LANGUAGE="ru")
+    locked = client.post("/admin/login/", {"username": "operator", "password": GOOD})
+    assert locked.status_code == 429
+    page = locked.content.decode()
+    assert "Слишком много неудачных попыток входа. Попробуйте снова через 15 мин." in page
+    assert '<html lang="ru">' in page and "Too many" not in page
