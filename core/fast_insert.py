@@ -1,14 +1,18 @@
-"""A speed shortcut that leans on Django internals, kept in this one module.
+"""Speed shortcuts that lean on Django internals, kept in this one module.
 
 insert_row writes a new row as `Model.save(force_insert=True)` would, without the
 per-save machinery (signals it checks are not listened to, `_state`, the field's
-`pre_save` and `get_db_prep_save`). It relies on what `Model._save_table` /
-`_do_insert` do for a plain insert; core/tests/test_framework_internals.py fails when
-that Django code changes, and checks that the row written equals save()'s.
+`pre_save` and `get_db_prep_save`). insert_unless_held writes it as save() would, but
+skips a row a unique index already holds (`ON CONFLICT DO NOTHING`; SQLite's
+`INSERT OR IGNORE`) where save() would raise: no savepoint is needed around it. Both
+rely on what `Model._save_table` / `_do_insert` and the insert compiler do for a plain
+insert; core/tests/test_framework_internals.py fails when that Django code changes,
+and checks that the rows written equal save()'s.
 """
 
 from django.db import connection
 from django.db.models.signals import post_save, pre_save
+from django.db.models.sql import InsertQuery
 
 _INSERTS: dict = {}
 
@@ -46,3 +50,60 @@ def _computed(obj) -> bool:
         hasattr(getattr(obj, f.attname), "resolve_expression")
         for f in obj._meta.local_concrete_fields
     )
+
+
+def insert_unless_held(obj, held_by: str) -> bool:
+    """INSERT `obj` as `obj.save(force_insert=True)` does (the same columns, values,
+    signals, and the values the database computes read back onto it), unless the
+    model's unique constraint named `held_by` (a partial one too) already holds such a
+    row: then nothing is written and the answer is False. Any other error raises as
+    save()'s would. The transaction stays usable either way, so the caller needs no
+    savepoint to try another row."""
+    model, meta = type(obj), type(obj)._meta
+    using = connection.alias
+    pre_save.send(sender=model, instance=obj, raw=False, using=using, update_fields=None)
+    fields = [f for f in meta.local_concrete_fields if not f.generated]
+    returning = meta.db_returning_fields
+    query = InsertQuery(model)
+    query.insert_values(fields, [obj])
+    compiler = query.get_compiler(using=using)
+    compiler.returning_fields = returning
+    [(sql, params)] = compiler.as_sql()
+    head, returns, tail = sql.rpartition(" RETURNING ")
+    if not returns:
+        raise NotImplementedError(f"{connection.vendor} does not return inserted columns")
+    sql = f"{head} ON CONFLICT {_conflict_target(model, held_by)} DO NOTHING{returns}{tail}"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    converters = compiler.get_converters([f.get_col(meta.db_table) for f in returning])
+    if converters:
+        [row] = compiler.apply_converters([row], converters)
+    for field, value in zip(returning, row, strict=True):
+        setattr(obj, field.attname, value)
+    obj._state.adding = False
+    obj._state.db = using
+    post_save.send(
+        sender=model, instance=obj, created=True, update_fields=None, raw=False, using=using
+    )
+    return True
+
+
+_TARGETS: dict = {}
+
+
+def _conflict_target(model, name: str) -> str:
+    """`(columns) WHERE condition`: the conflict target that names one unique
+    constraint (a partial index by its predicate), as PostgreSQL and SQLite infer it."""
+    key = (model, name, connection.vendor)
+    target = _TARGETS.get(key)
+    if target is None:
+        [constraint] = [c for c in model._meta.constraints if c.name == name]
+        quote = connection.ops.quote_name
+        columns = ", ".join(quote(model._meta.get_field(f).column) for f in constraint.fields)
+        condition = constraint._get_condition_sql(model, connection.SchemaEditorClass(connection))
+        target = f"({columns})" + (f" WHERE {condition}" if condition else "")
+        _TARGETS[key] = target
+    return target

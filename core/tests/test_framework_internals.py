@@ -20,7 +20,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from core import memo, sql_rows
-from core.fast_insert import insert_row
+from core.fast_insert import insert_row, insert_unless_held
 from core.kept_fields import KeptFieldsSerializer
 
 # dotted path -> (the module that relies on it, fingerprint of its source)
@@ -39,6 +39,19 @@ FINGERPRINTS = {
     "django.db.models.base.Model._do_insert": ("core/fast_insert.py", "7fc7e9ecbfc33991"),
     "django.db.models.fields.Field.pre_save": ("core/fast_insert.py", "09aa95090848d096"),
     "django.db.models.fields.Field.get_db_prep_save": ("core/fast_insert.py", "b095edabbe2f53fc"),
+    # core/fast_insert.py: insert_unless_held's statement, built as save() builds it.
+    "django.db.models.sql.subqueries.InsertQuery.insert_values": (
+        "core/fast_insert.py",
+        "c1a5f2f916964c6e",
+    ),
+    "django.db.models.sql.compiler.SQLInsertCompiler.as_sql": (
+        "core/fast_insert.py",
+        "497ecc56a0916746",
+    ),
+    "django.db.models.constraints.UniqueConstraint._get_condition_sql": (
+        "core/fast_insert.py",
+        "8bb55776c567b197",
+    ),
     # core/sql_rows.py: the compiler's converters, psycopg's own date loader.
     "django.db.models.sql.compiler.SQLCompiler.setup_query": (
         "core/sql_rows.py",
@@ -155,6 +168,32 @@ def test_insert_row_writes_what_save_writes():
         WebhookEvent.objects.filter(pk="msg_" + c * 32).values(*fields).get() for c in "ab"
     )
     assert fast == saved
+
+
+@pytest.mark.django_db
+def test_insert_unless_held_writes_what_save_writes():
+    from finance.tests.factories import TerminalFactory
+    from orders.models import Order
+    from orders.services.matching import SLOT_CONSTRAINT
+    from orders.tests.factories import RequisiteFactory, buy_order, rewarded_method
+
+    method = rewarded_method()
+    RequisiteFactory(method=method)
+    shop = TerminalFactory(methods=[method])
+    template = buy_order(terminal=shop, method=method, amount="700.00")
+    values = {f.attname: getattr(template, f.attname) for f in Order._meta.concrete_fields}
+    skip = {"id", "amount", "created_at", "expires_at", "updated_at", "reserve_id"}
+    fast = Order(**{**values, "id": uuid.uuid4(), "amount": Decimal("701.00")})
+    saved = Order(**{**values, "id": uuid.uuid4(), "amount": Decimal("702.00")})
+    assert insert_unless_held(fast, held_by=SLOT_CONSTRAINT)
+    saved.save(force_insert=True)
+    # the values the database computes are read back onto the object, as save() does
+    assert (
+        fast.created_at is not None and fast.created_at == Order.objects.get(pk=fast.pk).created_at
+    )
+    fields = [f.attname for f in Order._meta.concrete_fields if f.attname not in skip]
+    rows = [Order.objects.filter(pk=o.pk).values(*fields).get() for o in (fast, saved)]
+    assert rows[0] == rows[1]
 
 
 @pytest.mark.django_db

@@ -89,8 +89,9 @@ def requisite_load_take(
     its available covers it. Returns (room, deposit): room is False when
     `max_pending` or `daily_limit` would be passed, deposit False when the trader's
     available falls short (always True without a trader). Anything short of (True,
-    True) may have changed one of the two rows: the caller rolls its savepoint back.
-    Call it inside the transaction (savepoint) that inserts the order."""
+    True) may have changed the load row (room but no deposit): the caller gives the slot
+    back with `requisite_load_untake`. Call it in the transaction that inserts the
+    order."""
     day, money, key = _day(today), _money(amount), _key(requisite_id)
     take = [day, money, day, key, day, money, key, key]
     with connection.cursor() as cursor:
@@ -107,6 +108,20 @@ def requisite_load_take(
             return False, True
         cursor.execute(_FREEZE, freeze)
         return True, cursor.rowcount == 1
+
+
+_UNTAKE = f"""
+    UPDATE {LOAD} SET pending = pending - 1, turnover = ROUND(turnover - %s, 2)
+    WHERE requisite_id = %s
+"""
+
+
+def requisite_load_untake(*, requisite_id, amount: Decimal) -> None:
+    """Give back a slot `requisite_load_take` took in this same transaction (the row is
+    still locked by it, and its day is the take's: a take that opened a new day leaves
+    that day's turnover at zero, as if it had never come)."""
+    with connection.cursor() as cursor:
+        cursor.execute(_UNTAKE, [_money(amount), _key(requisite_id)])
 
 
 _MOVE = f"""

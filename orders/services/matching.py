@@ -17,7 +17,7 @@ import uuid
 from collections.abc import Iterator
 from decimal import Decimal
 
-from django.db import IntegrityError, connection
+from django.db import connection
 from django.db.models import Q
 
 from core.money import quantize_money
@@ -346,17 +346,6 @@ def candidates(
 
 
 SLOT_CONSTRAINT = "order_pending_buy_requisite_amount_unique"
-
-
-def slot_taken(error: IntegrityError) -> bool:
-    """Whether an order INSERT failed on the one-Pending-Buy-per-(requisite, amount)
-    index, and not on anything else (which must surface)."""
-    cause = error.__cause__
-    diag = getattr(cause, "diag", None)
-    if diag is not None:  # PostgreSQL names the constraint
-        return diag.constraint_name == SLOT_CONSTRAINT
-    # SQLite names the columns of the unique index that failed.
-    return str(error) == f"UNIQUE constraint failed: {ORDERS}.requisite_id, {ORDERS}.amount"
 
 
 def overdue_holders(*, methods: list[PaymentMethod], amounts: list[Decimal]) -> list:

@@ -9,12 +9,13 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import connection, transaction
 
 from core import metrics
 from core.db import DbNow, advisory_xact_lock
 from core.error_codes import ErrorCode, message_for
 from core.errors import Conflict, InvalidRequest, NoAvailableTraders
+from core.fast_insert import insert_unless_held
 from core.money import fee_for, quantize_money
 from finance.accounts import account_is_blacklisted, normalize_account
 from finance.models import Balance, FeeRange, PaymentMethod, Side, Terminal
@@ -27,7 +28,7 @@ from .antifraud import antifraud_check
 from .events import emit_event
 from .freed import Freed
 from .lifecycle import order_expire
-from .load import requisite_load_take, utc_day
+from .load import requisite_load_take, requisite_load_untake, utc_day
 from .pricing import fee_range_for, method_resolve
 from .request_rules import customer_bank_normalize, order_validate_request
 from .sandbox import sandbox_action_for, sandbox_refusal_check, sandbox_schedule
@@ -213,9 +214,9 @@ def _order_place(
     freed: Freed | None = None,
 ) -> Order | OrderAvailability:
     """One try at creating the order, in one transaction: the anti-fraud cap, a Sell's
-    reserve, then candidates (requisite, amount) in turn, each in a savepoint: the
-    INSERT (the slot index refuses a taken amount), the order's event, and the
-    requisite's caps (a conditional UPDATE of its load row) last.
+    reserve, then candidates (requisite, amount) in turn: the INSERT (skipped when the
+    slot index holds the amount already), the requisite's caps (a conditional UPDATE of
+    its load row, taken back by hand when they leave no room), then the order's event.
 
     With `write` off (availability) the same checks read and refuse alike, nothing is
     locked or written, and the matcher's first candidate is the answer; `freed`: what
@@ -296,27 +297,25 @@ def _order_place(
                 # created_at and expires_at by the database's clock, returned by the INSERT
                 expires_at=DbNow() + timedelta(seconds=ttl),
             )
-            try:
-                with transaction.atomic():
-                    # save(): the INSERT computes created_at and expires_at (DbNow)
-                    # and returns them.
-                    candidate.save(force_insert=True)
-                    candidate.db_clock = candidate.created_at  # the database's now
-                    _order_complete_creation(candidate, form_session=form_session, actor=actor)
-                    # The caps last: the requisite's load row (and a Buy's trader's
-                    # balance row, frozen in the same statement) stays locked only
-                    # from here to COMMIT, so creations on one requisite queue briefly.
-                    today = utc_day(candidate.created_at)
-                    room, deposit = requisite_load_take(
-                        requisite_id=requisite.pk,
-                        amount=chosen,
-                        today=today,
-                        freeze_on_trader=requisite.trader_id if side == Side.BUY else None,
-                    )
-                    if not (room and deposit):
-                        raise _NoRoom(room)
-            except _NoRoom as no_room:
-                if no_room.args[0]:
+            # The INSERT computes created_at and expires_at (DbNow) and returns them; a
+            # concurrent order holding this (requisite, amount) leaves it unwritten.
+            if not insert_unless_held(candidate, held_by=matching.SLOT_CONSTRAINT):
+                continue  # try the next candidate
+            candidate.db_clock = candidate.created_at  # the database's now
+            # The caps next: the requisite's load row (and a Buy's trader's balance
+            # row, frozen in the same statement) stays locked only from here to
+            # COMMIT, so creations on one requisite queue briefly.
+            room, deposit = requisite_load_take(
+                requisite_id=requisite.pk,
+                amount=chosen,
+                today=utc_day(candidate.created_at),
+                freeze_on_trader=requisite.trader_id if side == Side.BUY else None,
+            )
+            if not (room and deposit):
+                # No savepoint to roll back (two round trips on every creation for a
+                # rare case): what this candidate wrote is taken back by hand.
+                _untake(candidate, took=room)
+                if room:
                     # The trader's deposit does not cover it: none of its requisites
                     # will (a smaller amount was tried first).
                     short.add(requisite.trader_id)
@@ -325,10 +324,7 @@ def _order_place(
                     # no better.
                     full.add(requisite.pk)
                 continue
-            except IntegrityError as error:
-                if not matching.slot_taken(error):
-                    raise
-                continue  # a concurrent order took this (requisite, amount): try the next
+            _order_complete_creation(candidate, form_session=form_session, actor=actor)
             order = candidate
             break
         if order is None:
@@ -341,16 +337,24 @@ def _order_place(
     return order
 
 
-class _NoRoom(Exception):
-    """The requisite's max_pending or daily_limit leaves no room for this order (its
-    argument False), or its trader's deposit does not cover it (True)."""
+def _untake(order: Order, *, took: bool) -> None:
+    """Take back a candidate that found no room, or no deposit: its order row (nothing
+    refers to it yet), and the requisite's slot when it `took` one (then it was the
+    trader's freeze that failed, which changed nothing)."""
+    if took:
+        requisite_load_untake(requisite_id=order.requisite_id, amount=order.amount)
+    with connection.cursor() as cursor:
+        cursor.execute(_DELETE_ORDER, [Order._meta.pk.get_db_prep_value(order.pk, connection)])
+
+
+_DELETE_ORDER = f"DELETE FROM {Order._meta.db_table} WHERE id = %s"
 
 
 def _order_complete_creation(
     order: Order, *, form_session: Callable[[Order], str] | None, actor: str
 ) -> None:
-    """What follows the INSERT in the same savepoint: a Sell's reserve re-made for the
-    amount chosen, the form session, the order.created event."""
+    """What follows once the candidate holds its place: a Sell's reserve re-made for
+    the amount chosen, the form session, the order.created event."""
     reserve = order.reserve
     if reserve is not None and reserve.amount != order.amount + order.fee_amount:
         balance_void(reserve_id=reserve.pk)

@@ -12,7 +12,7 @@ from django.db import connection
 from finance.models import Balance
 from finance.services import ledger_check
 from finance.tests.factories import PaymentMethodFactory, TerminalFactory
-from orders.models import Order
+from orders.models import Order, RequisiteLoad
 from orders.services import matching
 from orders.tests.factories import RequisiteFactory, TraderFactory, buy_order
 from orders.tests.test_concurrency import in_parallel
@@ -45,6 +45,15 @@ def test_parallel_buys_never_freeze_more_than_a_trader_holds():
     balance = Balance.objects.get(trader_id=trader.pk)
     assert (balance.available, balance.frozen) == (Decimal("100.00"), Decimal("900.00"))
     assert ledger_check() == []
+    # The requests refused for the deposit had taken a requisite's slot first: each was
+    # given back, and no order row of theirs is left.
+    assert Order.objects.count() == 3
+    loads = RequisiteLoad.objects.filter(requisite__trader=trader)
+    assert (
+        sorted((load.pending, load.turnover) for load in loads if load.pending)
+        == [(1, Decimal("300.00"))] * 3
+    )
+    assert sum(load.turnover for load in loads) == Decimal("900.00")
 
 
 def _plan_nodes(plan: dict):

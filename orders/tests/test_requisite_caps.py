@@ -12,10 +12,11 @@ from django.utils import timezone
 
 from conftest import buy_body, sell_body
 from core.db import DbNow
+from core.fast_insert import insert_unless_held
 from orders.models import Order, Requisite, RequisiteLoad
 from orders.services import order_complete_by_dispute, order_expire_due
 from orders.services.load import requisite_load_rebuild, utc_day
-from orders.services.matching import slot_taken
+from orders.services.matching import SLOT_CONSTRAINT
 from orders.tests.test_concurrency import in_parallel
 from orders.tests.world import World, trader_for
 
@@ -172,15 +173,18 @@ def test_only_the_slot_index_counts_as_a_taken_slot():
     world = caps_world()
     order = Order.objects.get(pk=create(world, 1000, 1, method="Sberbank SBP").json()["id"])
     fields = {f.attname: getattr(order, f.attname) for f in Order._meta.concrete_fields}
-    same_slot = Order(**{**fields, "id": None})
-    same_slot.id = Order._meta.pk.default()
-    with pytest.raises(IntegrityError) as taken, transaction.atomic():
-        same_slot.save(force_insert=True)
-    assert slot_taken(taken.value)
+    same_slot = Order(**{**fields, "id": Order._meta.pk.default()})
+    with transaction.atomic():
+        assert not insert_unless_held(same_slot, held_by=SLOT_CONSTRAINT)
+        # nothing written, and the transaction goes on without a savepoint
+        assert Order.objects.filter(pk=same_slot.pk).count() == 0
     same_id = Order(**{**fields, "amount": Decimal("1234.00")})
-    with pytest.raises(IntegrityError) as other, transaction.atomic():
-        same_id.save(force_insert=True)
-    assert not slot_taken(other.value)
+    with pytest.raises(IntegrityError), transaction.atomic():
+        insert_unless_held(same_id, held_by=SLOT_CONSTRAINT)
+    no_amount = Order(**{**fields, "id": Order._meta.pk.default(), "amount": Decimal(0)})
+    with pytest.raises(IntegrityError), transaction.atomic():
+        insert_unless_held(no_amount, held_by=SLOT_CONSTRAINT)  # a CHECK, not skipped
+    assert list(Order.objects.values_list("pk", flat=True)) == [order.pk]
 
 
 @pytest.mark.django_db(transaction=True)
