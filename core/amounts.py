@@ -8,6 +8,8 @@ before the point. What is wrong with a refused one is said in its own words."""
 import re
 from decimal import Decimal, InvalidOperation
 
+from django.utils.translation import gettext_lazy as _
+
 from .money import CENT
 
 MAX_WHOLE_DIGITS = 12
@@ -99,6 +101,28 @@ def read_amount(value) -> Decimal:
         if isinstance(value, str) or abs(rounded - amount) >= _FLOAT_NOISE:
             raise AmountError("decimals")
     return rounded
+
+
+# The same, as the pages say it to a person (the cabinet, the admin's forms), in the
+# page's language: each wrong amount still in its own words.
+AMOUNT_WORDS = {
+    "invalid": _("Write the amount in digits, e.g. 3100.50."),
+    "too_large": _("Too many digits before the decimal point: at most twelve."),
+    "decimals": _("At most two digits after the decimal point."),
+    "separator": _("Write the amount without separators inside it, e.g. 3100.50."),
+    "exponent": _("Write the amount without an exponent."),
+    "zero": _("The amount must be above zero."),
+    "negative": _("A negative amount is not accepted: the amount must be above zero."),
+}
+
+
+def read_typed_amount(text: str) -> Decimal:
+    """An amount a person typed into a page: read_amount's rules, with the decimal
+    comma people type (`3100,50`) read as a point."""
+    text = (text or "").strip()
+    if text.count(",") == 1 and "." not in text:
+        text = text.replace(",", ".")
+    return read_amount(text)
 
 
 def paid_amount_problem(paid_amount: Decimal, *, amount: Decimal) -> str | None:

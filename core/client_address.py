@@ -57,8 +57,8 @@ def client_address(request) -> str:
     for hop in reversed(hops):
         if not _trusted(hop, networks):
             return hop
-    # Every hop is one of our proxies (a probe of its own): the farthest of them.
-    return hops[0]
+    # Every hop is one of our proxies (a probe of its own): the connection's address.
+    return remote
 
 
 def client_ip(request) -> str | None:

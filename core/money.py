@@ -32,3 +32,8 @@ class MoneyField(models.DecimalField):
         kwargs.setdefault("max_digits", 20)
         kwargs.setdefault("decimal_places", 2)
         super().__init__(*args, **kwargs)
+
+    def formfield(self, **kwargs):
+        # What an operator types: at most twelve digits before the point, two after it
+        # (core.amounts' rule), said in the admin's language by Django's own words.
+        return super().formfield(**{"max_digits": 14, **kwargs})

@@ -69,8 +69,8 @@ class DisputeAdmin(admin.ModelAdmin):
     search_fields = ["order__client_order_id"]
     search_help_text = _("Order id or its first 8 characters, dispute id or client order id")
     list_select_related = ["order", "terminal"]
-    # The queue: what still needs a decision first, newest first within each group.
-    ordering = ["processed", "-created_at"]
+    # Newest first, as every list (the "processed" filter shows what still waits).
+    ordering = ["-created_at", "-pk"]
     inlines = [DisputeFileInline]
     actions = ["accept", "reject"]
     readonly_fields = [

@@ -147,7 +147,7 @@ class PaymentMethodForm(forms.ModelForm):
 
 class AdjustForm(forms.Form):
     amount = forms.DecimalField(
-        max_digits=20,
+        max_digits=14,  # twelve before the point, as every amount (core.amounts)
         decimal_places=2,
         label=_("Amount"),
         help_text=_("Positive: top-up. Negative: withdrawal."),

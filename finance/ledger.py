@@ -22,6 +22,7 @@ from functools import wraps
 from django.db import connection, transaction
 from django.db.models import Sum
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from core.error_codes import ErrorCode
 from core.errors import InsufficientFunds, InvalidRequest, ServiceError
@@ -116,7 +117,8 @@ def _append(
 
 def _insufficient(balance: Balance, amount: Decimal) -> InsufficientFunds:
     return InsufficientFunds(
-        f"Insufficient funds: available {balance.available:.2f}, required {amount:.2f}"
+        _("Insufficient funds: available %(available)s, required %(required)s")
+        % {"available": f"{balance.available:.2f}", "required": f"{amount:.2f}"}
     )
 
 

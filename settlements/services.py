@@ -1,7 +1,7 @@
 """Entering and deciding settlements; a merchant's own withdrawals. Every change is one
 transaction: the settlement row locked, the money moved through finance's ledger."""
 
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from django.db import transaction
 from django.utils import timezone
@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 
 from audit.models import ActorKind
 from audit.services import audit_record
+from core.amounts import AMOUNT_WORDS, AmountError, read_amount, read_typed_amount
 from core.error_codes import ErrorCode
 from core.errors import Conflict, Forbidden, InvalidRequest
 from core.formats import iso_utc, parse_uuid
@@ -28,41 +29,32 @@ from .models import (
 )
 
 TEXT_MAX = 255
-AMOUNT_MAX = Decimal(10) ** 17  # the API schema's maximum for an amount
 
 
 def amount_parse(value) -> Decimal:
-    """A settlement's amount: above zero, whole cents. InvalidRequest naming `amount`."""
+    """A settlement's amount by core.amounts' rules (one typed into the page may have a
+    decimal comma). InvalidRequest naming `amount`, in its own words."""
     try:
-        amount = Decimal(str(value).strip())
-    except (InvalidOperation, ValueError):
-        amount = None
-    if amount is None or not amount.is_finite() or "\x00" in str(value):
-        raise InvalidRequest("Amount must be a number", errors={"amount": ["Not a number"]})
-    if amount <= 0:
-        raise InvalidRequest("Amount must be above zero", errors={"amount": ["Above zero"]})
-    if amount > AMOUNT_MAX:
-        raise InvalidRequest(
-            f"Amount must be at most {AMOUNT_MAX:.0f}", errors={"amount": ["Too large"]}
-        )
-    if amount != amount.quantize(Decimal("0.01")):
-        raise InvalidRequest(
-            "Amount has more than two decimal places",
-            errors={"amount": ["At most two decimal places"]},
-        )
-    return amount.quantize(Decimal("0.01"))
+        return read_typed_amount(value) if isinstance(value, str) else read_amount(value)
+    except AmountError as error:
+        message = str(AMOUNT_WORDS[error.code])
+        raise InvalidRequest(message, errors={"amount": [message]}) from None
 
 
 def text_check(value: str, *, field: str, required: bool) -> str:
     value = value or ""
     if "\x00" in value:
-        raise InvalidRequest(f"{field} must not contain NUL", errors={field: ["NUL character"]})
+        message = _("%(field)s must not contain NUL") % {"field": field}
+        raise InvalidRequest(message, errors={field: [_("NUL character")]})
     if required and not value.strip():
-        raise InvalidRequest(f"{field} is required", errors={field: ["Required"]})
+        message = _("%(field)s is required") % {"field": field}
+        raise InvalidRequest(message, errors={field: [_("Required")]})
     if len(value) > TEXT_MAX:
-        raise InvalidRequest(
-            f"{field} is longer than {TEXT_MAX} characters", errors={field: ["Too long"]}
-        )
+        message = _("%(field)s is longer than %(max)d characters") % {
+            "field": field,
+            "max": TEXT_MAX,
+        }
+        raise InvalidRequest(message, errors={field: [_("Too long")]})
     return value
 
 
@@ -71,13 +63,13 @@ def _account(kind: str, account) -> dict:
     if kind in MERCHANT_KINDS:
         terminal = Terminal.objects.filter(pk=pk).first() if pk else None
         if terminal is None:
-            raise InvalidRequest(
-                "Unknown account: no such terminal", errors={"account": ["Unknown"]}
-            )
+            message = _("Unknown account: no such terminal")
+            raise InvalidRequest(message, errors={"account": [message]})
         return {"terminal": terminal}
     trader = Trader.objects.filter(pk=pk).first() if pk else None
     if trader is None:
-        raise InvalidRequest("Unknown account: no such trader", errors={"account": ["Unknown"]})
+        message = _("Unknown account: no such trader")
+        raise InvalidRequest(message, errors={"account": [message]})
     return {"trader": trader}
 
 
@@ -122,7 +114,8 @@ def settlement_enter(
     account's own world."""
     if kind not in SettlementKind.values:
         allowed = ", ".join(SettlementKind.values)
-        raise InvalidRequest(f"Unknown kind; allowed: {allowed}", errors={"kind": [allowed]})
+        message = _("Unknown kind; allowed: %(allowed)s") % {"allowed": allowed}
+        raise InvalidRequest(message, errors={"kind": [allowed]})
     amount = amount_parse(amount)
     comment = text_check(comment, field="comment", required=False)
     owner = _account(kind, account)
@@ -195,11 +188,16 @@ def settlement_decide(*, settlement_id, approve: bool, operator) -> Settlement:
     with transaction.atomic():
         settlement = Settlement.objects.select_for_update().filter(pk=settlement_id).first()
         if settlement is None:
-            raise InvalidRequest("Unknown settlement", errors={"settlement": ["Unknown"]})
+            message = _("Unknown settlement")
+            raise InvalidRequest(message, errors={"settlement": [message]})
         if not may_decide(settlement, operator):
-            raise Forbidden("The operator who entered a settlement cannot decide it")
+            raise Forbidden(_("The operator who entered a settlement cannot decide it"))
         if settlement.status != SettlementStatus.AWAITING_APPROVAL:
-            raise Conflict(f"Settlement is already {settlement.status}", code=ErrorCode.CONFLICT)
+            raise Conflict(
+                _("Settlement is already decided: %(status)s")
+                % {"status": settlement.get_status_display()},
+                code=ErrorCode.CONFLICT,
+            )
         actor = operator.get_username()
         if approve:
             # The account's world may have been switched since it was entered.

@@ -5,7 +5,7 @@ from decimal import Decimal
 
 from django.utils.translation import gettext_lazy as _
 
-from core.amounts import AmountError, paid_amount_problem, read_amount
+from core.amounts import AMOUNT_WORDS, AmountError, paid_amount_problem, read_typed_amount
 from core.errors import InvalidRequest
 from finance.models import Side
 from orders.audited import order_act_audited
@@ -22,31 +22,16 @@ class PaidAmountInvalid(InvalidRequest):
     """The amount received as typed cannot be taken; its message says why."""
 
 
-# The cabinet's own words for what core.amounts finds wrong with a typed amount.
-_WORDS = {
-    "invalid": _("Write the amount in digits, e.g. 3100.50."),
-    "too_large": _("Write the amount in digits, e.g. 3100.50."),
-    "decimals": _("At most two digits after the decimal point."),
-    "separator": _("Write the amount without separators inside it, e.g. 3100.50."),
-    "exponent": _("Write the amount without an exponent."),
-    "zero": _("The amount must be above zero."),
-    "negative": _("The amount must be above zero."),
-}
-
-
 def paid_amount_parse(raw: str, *, amount: Decimal) -> Decimal:
     """The amount a trader says arrived on a Buy, as typed (`3100.50` or `3100,50`):
-    read by core.amounts' rules (read_amount, paid_amount_problem), said in the
-    cabinet's words."""
-    text = (raw or "").strip()
-    if not text:
+    read by core.amounts' rules (read_typed_amount, paid_amount_problem), said in the
+    page's words."""
+    if not (raw or "").strip():
         raise PaidAmountInvalid(str(_("Enter the amount received.")))
-    if text.count(",") == 1 and "." not in text:
-        text = text.replace(",", ".")  # the decimal comma people type
     try:
-        value = read_amount(text)
+        value = read_typed_amount(raw)
     except AmountError as error:
-        raise PaidAmountInvalid(str(_WORDS[error.code])) from None
+        raise PaidAmountInvalid(str(AMOUNT_WORDS[error.code])) from None
     if paid_amount_problem(value, amount=amount):
         raise PaidAmountInvalid(str(_("The amount can be at most twice the order's amount.")))
     return value

@@ -42,6 +42,8 @@ def test_trusted_proxies_may_be_networks(settings):
     assert address_of("10.1.2.3", chain) == "203.0.113.7"
     assert address_of("2001:db8::5", "6.6.6.6, 198.51.100.4") == "198.51.100.4"
     assert address_of("11.0.0.1", chain) == "11.0.0.1"
+    # Every hop is a proxy of ours: the connection's own address, never a hop.
+    assert address_of("10.1.2.3", "10.5.5.5, 10.9.9.9") == "10.1.2.3"
 
 
 def test_an_ipv4_mapped_peer_is_the_same_proxy(settings):

@@ -39,12 +39,14 @@ def listed(response):
 # --- queue -------------------------------------------------------------------------------
 
 
-def test_the_queue_shows_unprocessed_disputes_first(shop, world, operator):
+def test_the_queue_opens_newest_first_and_filters_what_waits(shop, world, operator):
+    """Lists open newest first (traders.md §23); what still waits is one filter away."""
     _, old = open_dispute(shop, world, 1)
     _, done = open_dispute(shop, world, 2)
     _, new = open_dispute(shop, world, 3)
     operator.post(f"/admin/disputes/dispute/resolve/reject/?ids={done.pk}", {"comment": "no"})
-    assert listed(operator.get(QUEUE)) == [new.pk, old.pk, done.pk]
+    assert listed(operator.get(QUEUE)) == [new.pk, done.pk, old.pk]
+    assert listed(operator.get(QUEUE, {"processed__exact": "0"})) == [new.pk, old.pk]
 
 
 def test_the_queue_filters_by_processed_resolution_and_terminal(shop, world, operator):

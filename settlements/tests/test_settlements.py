@@ -377,3 +377,41 @@ def test_bad_withdrawal_requests_are_400(world, body):
     assert response.status_code == 400
     assert response.json()["success"] is False
     assert not Settlement.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("typed", "says"),
+    [
+        ("1e3", "Запишите сумму без экспоненты."),
+        ("1 000", "Запишите сумму без разделителей внутри, например 3100.50."),
+        ("1.234", "Не больше двух знаков после запятой."),
+        ("0", "Сумма должна быть больше нуля."),
+        ("-5", "Отрицательная сумма не принимается: сумма должна быть больше нуля."),
+        ("1" + "0" * 12, "Слишком много цифр до запятой: не больше двенадцати."),
+        ("1_000", "Запишите сумму без разделителей внутри, например 3100.50."),
+    ],
+)
+def test_each_wrong_amount_has_its_own_russian_words(world, op1, typed, says):
+    op1.cookies["django_language"] = "ru"
+    trader = world.small_trader
+    body = {"kind": "trader_deposit", "account": str(trader.pk), "amount": typed}
+    response = enter(op1, **body)
+    assert response.status_code == 400
+    assert says in response.content.decode()
+    assert not Settlement.objects.exists()
+
+
+def test_a_decimal_comma_is_read_and_a_refusal_is_said_in_russian(world, op1, op2):
+    op1.cookies["django_language"] = op2.cookies["django_language"] = "ru"
+    trader = world.small_trader
+    withdrawal = {"kind": "trader_withdrawal", "account": str(trader.pk)}
+    refused = enter(op1, **withdrawal, amount="1000,01").content.decode()
+    assert "Недостаточно средств: доступно 1000.00, требуется 1000.01" in refused
+    assert enter(op1, **withdrawal, amount="999,99").status_code == 302
+    assert Settlement.objects.get().amount == Decimal("999.99")
+    settlement = Settlement.objects.get()
+    op2.post(f"{LIST}{settlement.pk}/approve/")
+    again = op2.post(f"{LIST}{settlement.pk}/approve/", follow=True).content.decode()
+    assert "По расчёту уже принято решение: Проведён" in again
+    mine = op1.post(f"{LIST}{settlement.pk}/reject/", follow=True).content.decode()
+    assert "Оператор, который ввёл расчёт, не может его решать" in mine
