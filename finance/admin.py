@@ -252,7 +252,9 @@ class BalanceAdmin(admin.ModelAdmin):
     def adjust_view(self, request, pk):
         balance = get_object_or_404(Balance.objects.select_related("terminal"), pk=pk)
         if balance.terminal_id is None:
-            messages.error(request, gettext("Traders' and the platform's money moves by settlements."))
+            messages.error(
+                request, gettext("Traders' and the platform's money moves by settlements.")
+            )
             return redirect("admin:finance_balance_changelist")
         if not self.has_view_permission(request, balance) or not request.user.has_perm(
             "finance.add_transaction"
