@@ -20,7 +20,7 @@ from . import admin_lists as lists
 from . import services
 from .admin_books import trader_balance_html, trader_ledger_html
 from .models import Order, OrderStatus, Requisite, Trader, TraderApiKey, conversion, shown_as_q
-from .services.requisite_state import requisite_switch
+from .services.requisite_state import requisite_switch, switched
 
 
 class TraderApiKeyInline(KeyInline):
@@ -28,12 +28,14 @@ class TraderApiKeyInline(KeyInline):
 
 
 class RequisiteForm(forms.ModelForm):
-    """A payer is told to send money to this account: it must be one for the method."""
+    """A payer is told to send money to this account: it must be one for the method.
+    Its `is_active` box is an operator's switch, with the switch's rule (the reason
+    it is off, the count of expiries started again when on)."""
 
     class Meta:
         model = Requisite
         fields = ["trader", "method", "holder_name", "account", "is_active", "daily_limit"]
-        fields += ["max_pending"]
+        fields += ["max_pending", "min_amount", "max_amount", "auto_disable_after"]
 
     def clean_daily_limit(self):
         limit = self.cleaned_data.get("daily_limit")
@@ -41,9 +43,39 @@ class RequisiteForm(forms.ModelForm):
             raise ValidationError(_("A daily limit cannot be negative."))
         return limit
 
+    def _positive(self, name: str):
+        value = self.cleaned_data.get(name)
+        if value is not None and value <= 0:
+            raise ValidationError(_("The amount must be above zero."))
+        return value
+
+    def clean_min_amount(self):
+        return self._positive("min_amount")
+
+    def clean_max_amount(self):
+        return self._positive("max_amount")
+
+    def clean_auto_disable_after(self):
+        count = self.cleaned_data.get("auto_disable_after")
+        if count == 0:
+            raise ValidationError(_("At least one expiry in a row, or empty: never."))
+        return count
+
+    def save(self, commit=True):
+        requisite = super().save(commit=False)
+        if "is_active" in self.changed_data:
+            switched(requisite, on=requisite.is_active, by_operator=True)
+        if commit:
+            requisite.save()
+            self.save_m2m()
+        return requisite
+
     def clean(self):
         data = super().clean()
         method, account = data.get("method"), data.get("account")
+        low, high = data.get("min_amount"), data.get("max_amount")
+        if low is not None and high is not None and low > high:
+            self.add_error("max_amount", _("The maximum is below the minimum."))
         if method is not None and method.is_aggregate:
             self.add_error("method", _("Pick the bank's own method: the aggregate one has none."))
         elif method is not None and account:
@@ -58,7 +90,9 @@ class RequisiteInline(admin.TabularInline):
     model = Requisite
     form = RequisiteForm
     extra = 0
-    fields = ["method", "holder_name", "account", "is_active", "daily_limit", "max_pending"]
+    fields = ["method", "holder_name", "account", "is_active", "disabled_reason", "daily_limit"]
+    fields += ["max_pending", "min_amount", "max_amount", "auto_disable_after"]
+    readonly_fields = ["disabled_reason"]
 
 
 @admin.register(Trader)

@@ -20,7 +20,10 @@ from datetime import datetime
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 
+from audit.models import ActorKind
+from audit.services import audit_record
 from core.db import DbNow
 from core.error_codes import ErrorCode
 from core.errors import InvalidRequest, NotFound
@@ -145,12 +148,13 @@ ATTACHABLE = {NotificationStatus.UNMATCHED, NotificationStatus.AMBIGUOUS}
 
 def notification_attach(*, notification: BankNotification, order_id, actor: str) -> Order:
     """An unmatched (or ambiguous) notification attached to a Pending Buy of its
-    device's trader, by that trader or an operator (`actor`): the order completes as a
-    trader's confirm would, with the amount the notification says arrived, and the
-    notification records it."""
+    device's trader, by that trader or an operator (`actor`: `trader:<id>` or
+    `operator:<user name>`): the order completes as a trader's confirm would, with the
+    amount the notification says arrived; the notification records it, and the audit
+    log who did it. Refusals are said in the page's language (only pages attach)."""
     device = notification.device
     if notification.status not in ATTACHABLE:
-        raise InvalidRequest("Only an unmatched notification can be attached to an order")
+        raise InvalidRequest(_("Only an unmatched notification can be attached to an order"))
     order = (
         Order.objects.filter(
             pk=order_id,
@@ -162,19 +166,31 @@ def notification_attach(*, notification: BankNotification, order_id, actor: str)
         else None
     )
     if order is None:
-        raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
+        message = _("No Buy of this notification's trader has this id")
+        raise NotFound(message, code=ErrorCode.ORDER_NOT_FOUND)
     paid = notification.amount
     if paid is None or paid > order.amount * 2:
-        raise InvalidRequest("The notification's amount cannot pay this order")
+        raise InvalidRequest(_("The notification's amount cannot pay this order"))
+    kind, _colon, actor_id = actor.partition(":")
     with transaction.atomic():
         locked = BankNotification.objects.select_for_update().get(pk=notification.pk)
         if locked.status not in ATTACHABLE:
-            raise InvalidRequest("Only an unmatched notification can be attached to an order")
-        order = order_confirm(order_id=order.pk, actor=actor, paid_amount=paid)
+            raise InvalidRequest(_("Only an unmatched notification can be attached to an order"))
+        try:
+            order = order_confirm(order_id=order.pk, actor=actor, paid_amount=paid)
+        except OrderNotPending:
+            raise OrderNotPending(_("The order is no longer Pending")) from None
         locked.status = NotificationStatus.MATCHED
         locked.order = order
         locked.attached_by = actor
         locked.save(update_fields=["status", "order", "attached_by"])
+        audit_record(
+            actor_kind=ActorKind.TRADER if kind == "trader" else ActorKind.OPERATOR,
+            actor_id=actor_id,
+            action="notification.attach",
+            obj=order,
+            changes={"notification": locked.pk, "paid_amount": paid},
+        )
     notification.status, notification.order, notification.attached_by = (
         locked.status,
         order,

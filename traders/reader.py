@@ -232,9 +232,12 @@ def _decimal(number: str) -> Decimal | None:
         number = number.replace(".", "")
     number = number.replace(" ", "").replace(",", ".")
     try:
-        return Decimal(number).quantize(Decimal("0.01"))
+        value = Decimal(number).quantize(Decimal("0.01"))
     except ArithmeticError:
         return None
+    # No amount the service takes has more than twelve digits before the point
+    # (core.amounts): a longer number is no payment of ours, whatever it is.
+    return value if value.adjusted() < 12 else None
 
 
 def _direction(body: str, head: str, sign: str) -> str | None:

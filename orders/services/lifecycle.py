@@ -157,7 +157,9 @@ def _settle_trader(order: Order, status: str) -> None:
         if frozen:
             balance_unfreeze(trader_id=order.trader_id, amount=frozen)
         return
-    reference, label = str(order.pk), order.client_order_id
+    # The trader's ledger names the order by our id, never the merchant's
+    # client_order_id (the trader's view leaves out what is the merchant's).
+    reference, label = str(order.pk), str(order.pk)[:8]
     if order.side == Side.BUY:
         base = order.paid_amount
         balance_debit(

@@ -35,21 +35,28 @@ def _locked(requisite_id, trader_id=None) -> Requisite:
     return requisite
 
 
+def switched(requisite: Requisite, *, on: bool, by_operator: bool) -> None:
+    """The switch's rule on the fields of `requisite` (not saved): on clears the reason
+    and starts the count of expiries again; off says who switched it off (a trader's
+    switch-off of what is already off changes nothing)."""
+    if on:
+        requisite.is_active, requisite.disabled_reason = True, None
+        requisite.expired_in_a_row = 0
+    elif requisite.is_active or by_operator:
+        requisite.is_active = False
+        requisite.disabled_reason = (
+            RequisiteDisabledReason.OPERATOR if by_operator else RequisiteDisabledReason.TRADER
+        )
+
+
 def requisite_switch(*, requisite_id, on: bool, by_operator: bool, trader_id=None) -> Requisite:
     """Switch a requisite on or off. With `trader_id`, only that trader's requisite
     (404 otherwise); a trader's switch-on of an operator's switch-off is a 409."""
     with transaction.atomic():
         requisite = _locked(requisite_id, trader_id)
-        if on:
-            if requisite.disabled_reason == RequisiteDisabledReason.OPERATOR and not by_operator:
-                raise DisabledByOperator()
-            requisite.is_active, requisite.disabled_reason = True, None
-            requisite.expired_in_a_row = 0
-        elif requisite.is_active or by_operator:
-            requisite.is_active = False
-            requisite.disabled_reason = (
-                RequisiteDisabledReason.OPERATOR if by_operator else RequisiteDisabledReason.TRADER
-            )
+        if on and requisite.disabled_reason == RequisiteDisabledReason.OPERATOR and not by_operator:
+            raise DisabledByOperator()
+        switched(requisite, on=on, by_operator=by_operator)
         requisite.save(update_fields=["is_active", "disabled_reason", "expired_in_a_row"])
         kind, actor_id = request_actor()
         if trader_id is not None:

@@ -87,3 +87,49 @@ def test_revoking_all_keys_of_a_trader_revokes_each_and_no_other(operator, world
     assert not TraderApiKey.objects.filter(trader=trader, revoked_at__isnull=True).exists()
     assert ApiClient(f"trader-key-{trader.pk}").get("/api/v1/trader/orders").status_code == 401
     assert ApiClient(f"trader-key-{two.pk}").get("/api/v1/trader/orders").status_code == 200
+
+
+def test_the_is_active_box_is_an_operators_switch(operator, world):
+    from core.testing import ApiClient
+
+    requisite = Requisite.objects.filter(method=world.methods["Sberbank SBP"]).first()
+    Requisite.objects.filter(pk=requisite.pk).update(expired_in_a_row=2)
+    url = f"/admin/orders/requisite/{requisite.pk}/change/"
+    off = requisite_form(requisite)
+    del off["is_active"]
+    assert operator.post(url, off).status_code == 302
+    requisite.refresh_from_db()
+    assert (requisite.is_active, requisite.disabled_reason) == (False, "operator")
+    # its trader cannot switch on what an operator switched off
+    trader = ApiClient(f"trader-key-{requisite.trader_id}")
+    assert trader.post(f"/api/v1/trader/requisites/{requisite.pk}/enable").status_code == 409
+    assert operator.post(url, requisite_form(requisite)).status_code == 302
+    requisite.refresh_from_db()
+    assert (requisite.is_active, requisite.disabled_reason, requisite.expired_in_a_row) == (
+        True,
+        None,
+        0,
+    )
+
+
+def test_operators_set_a_requisites_own_range_and_automatic_switch_off(operator, world):
+    requisite = Requisite.objects.filter(method=world.methods["Sberbank SBP"]).first()
+    url = f"/admin/orders/requisite/{requisite.pk}/change/"
+    limits = {"min_amount": "100.00", "max_amount": "600.00", "auto_disable_after": "3"}
+    assert operator.post(url, requisite_form(requisite, **limits)).status_code == 302
+    requisite.refresh_from_db()
+    assert (requisite.min_amount, requisite.max_amount, requisite.auto_disable_after) == (
+        100,
+        600,
+        3,
+    )
+    for changes, error in [
+        ({"min_amount": "700.00", "max_amount": "600.00"}, "below the minimum"),
+        ({"min_amount": "0"}, "above zero"),
+        ({"max_amount": "1" + "0" * 12}, "12 digits before the decimal point"),
+        ({"auto_disable_after": "0"}, "At least one expiry"),
+    ]:
+        page = operator.post(url, requisite_form(requisite, **{**limits, **changes}))
+        assert page.status_code == 200 and error in page.content.decode(), changes
+    requisite.refresh_from_db()
+    assert (requisite.min_amount, requisite.max_amount) == (100, 600)

@@ -72,6 +72,10 @@ def test_the_transactions_list_is_the_traders_ledger_newest_first(books):
         "description",
         "created_at",
     }
+    # Named by our order id: the merchant's client_order_id is not the trader's to see.
+    short = str(done.pk)[:8]
+    assert [i["description"] for i in page["items"][:2]] == [f"Reward {short}", f"Buy {short}"]
+    assert done.client_order_id not in str(page)
     only = api.get("/api/v1/trader/transactions", {"transaction_type": "deposit"}).json()
     assert [i["description"] for i in only["transactions"]["items"]] == ["Initial deposit"]
     by_order = api.get("/api/v1/trader/transactions", {"order_id": str(done.pk)}).json()

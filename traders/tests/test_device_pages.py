@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from django.test import Client
 
+from audit.models import AuditEntry
 from orders.models import Order
 from orders.tests.factories import buy_order
 from traders.devices import device_add, device_for_token
@@ -105,6 +106,20 @@ def test_notifications_are_listed_and_an_unmatched_one_attached(cab):
     assert str(order.paid_amount) == "3100.50"
     notification.refresh_from_db()
     assert (notification.status, notification.order_id) == ("matched", order.pk)
+    entry = AuditEntry.objects.get(action="notification.attach")
+    assert (entry.actor_kind, entry.actor_id, entry.object_id) == (
+        "trader",
+        str(cab.trader.pk),
+        str(order.pk),
+    )
+    # Attached once: a second try is refused in the cabinet's Russian, nothing changes.
+    again = cab.client.post(
+        f"{PAGE}notifications/{notification.pk}/attach/", {"order_id": str(order.pk)}, follow=True
+    )
+    assert "К заявке можно привязать только несопоставленное уведомление" in (
+        again.content.decode()
+    )
+    assert AuditEntry.objects.filter(action="notification.attach").count() == 1
 
 
 def test_another_traders_notification_is_404(cab):
