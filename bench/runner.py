@@ -74,6 +74,22 @@ def main():
         run(ping, 8, 2)
         sys.stdout.write(json.dumps(new_paths(method_id, web.pid), default=str, indent=1) + "\n")
         return
+    if os.environ.get("BENCH_ONLY") == "ratios":  # the ratios to balance alone, printed
+        web = start_web()
+        run(ping, 8, 2)
+        seed = create_one(method_id, "lookup-me")
+        analyze()
+        ratios = {}
+        for name, make in (
+            ("create", create_buy(method_id)),
+            ("list (size=50)", order_list_50("demo-shop-key")),
+            ("lookup", lookup(seed["id"])),
+        ):
+            settle_orders()
+            ours, theirs = side_by_side(make, balance, 16)
+            ratios[name] = round(ours["rps"] / theirs["rps"], 3)
+        sys.stdout.write(json.dumps(ratios) + "\n")
+        return
     results["queries"] = query_counts(method_id)
     # In-process, on the freshly seeded database (as bench/profiles/before.json was).
     results["profile"] = json.loads(django_side("profile", method_id, PROFILE_REQUESTS))
