@@ -2,6 +2,7 @@
 each requisite's load row."""
 
 import uuid
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.db import models
@@ -118,6 +119,16 @@ class Requisite(models.Model):
 
     def __str__(self):
         return f"{self.method} · {self.account} ({self.trader})"
+
+    def save(self, *args, **kwargs):
+        adding = self._state.adding
+        super().save(*args, **kwargs)
+        if adding:
+            # Its live figures from the start (all zero), so its first order does not
+            # count them from the orders (orders/services/load.py).
+            RequisiteLoad.objects.get_or_create(
+                requisite=self, defaults={"day": datetime.now(UTC).date()}
+            )
 
 
 class RequisiteLoad(models.Model):

@@ -229,3 +229,12 @@ class TestInParallel:
             pending, turnover = figures(requisite)
             assert (pending, turnover) == counted(requisite)
             assert pending <= 3
+
+
+@pytest.mark.django_db
+def test_a_new_requisite_has_its_load_row_from_the_start():
+    from orders.tests.factories import RequisiteFactory
+
+    requisite = RequisiteFactory()
+    load = RequisiteLoad.objects.get(requisite=requisite)
+    assert (load.pending, load.turnover, load.day) == (0, 0, utc_day())
