@@ -74,7 +74,7 @@ def main():
         run(ping, 8, 2)
         sys.stdout.write(json.dumps(new_paths(method_id, web.pid), default=str, indent=1) + "\n")
         return
-    if os.environ.get("BENCH_ONLY") == "ratios":  # the ratios to balance alone, printed
+    if os.environ.get("BENCH_ONLY") == "ratios":  # ratios to balance, and 10 vs 10k requisites
         web = start_web()
         run(ping, 8, 2)
         seed = create_one(method_id, "lookup-me")
@@ -88,6 +88,12 @@ def main():
             settle_orders()
             ours, theirs = side_by_side(make, balance, 16)
             ratios[name] = round(ours["rps"] / theirs["rps"], 3)
+        for label, total in (("10", 10), ("10k", 10_000)):
+            add_requisites(method_id, total)
+            settle_orders()
+            ratios[f"create at {label} requisites, req/s"] = round(
+                run(create_buy(method_id), 8)["rps"], 1
+            )
         sys.stdout.write(json.dumps(ratios) + "\n")
         return
     results["queries"] = query_counts(method_id)
