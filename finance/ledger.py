@@ -204,17 +204,52 @@ def balance_credit(
     _positive(amount)
     if kind not in CREDIT_TYPES:
         raise ValueError(f"{kind} is not a credit")
-    balance = account_lock(terminal_id=terminal_id, trader_id=trader_id, platform=platform)
-    balance.available += amount
-    balance.save(update_fields=["available", "updated_at"])
-    return _append(
-        balance,
+    lookup = _account_filter(terminal_id=terminal_id, trader_id=trader_id, platform=platform)
+    credited = _credit_row(lookup, amount)
+    if credited is None and terminal_id is None:
+        account_ensure(trader_id=trader_id, platform=platform)
+        credited = _credit_row(lookup, amount)
+    if credited is None:
+        raise Balance.DoesNotExist(f"No balance for {lookup}")
+    balance_id, total = credited
+    return Transaction.objects.create(
+        balance_id=balance_id,
         amount=amount,
-        kind=kind,
-        description=description,
+        transaction_type=kind,
+        balance_after=total,
+        client_description=description,
         reference=reference,
-        actor=actor,
+        created_by=actor,
     )
+
+
+def _credit_row(lookup: dict, amount: Decimal) -> tuple | None:
+    """The account's row locked and credited in one statement (UPDATE ... RETURNING:
+    no SELECT ... FOR UPDATE before it); (its id, its total after), None when the row
+    does not exist. Rounded to cents in SQL, as SQLite keeps decimals as floats."""
+    meta = Balance._meta
+    where, params = [], []
+    for name, value in lookup.items():
+        field = meta.get_field(name)
+        where.append(f"{field.column} = %s")
+        params.append(field.get_db_prep_value(value, connection))
+    sql = (
+        f"UPDATE {meta.db_table} SET available = ROUND(available + %s, 2), updated_at = %s"
+        f" WHERE {' AND '.join(where)} RETURNING id, available, frozen"
+    )
+    money, stamp = meta.get_field("available"), meta.get_field("updated_at")
+    head = [
+        money.get_db_prep_value(amount, connection),
+        stamp.get_db_prep_value(timezone.now(), connection),
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, head + params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    balance_id, available, frozen = row
+    total = quantize_money(Decimal(str(available)) + Decimal(str(frozen)))
+    return meta.pk.to_python(balance_id), total
 
 
 @_movement

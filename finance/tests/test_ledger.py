@@ -55,3 +55,28 @@ def test_a_pending_sell_freezes_its_amount_and_fee_and_the_ledger_still_checks(d
     # 1000 + 3 % + 50 fixed (the factory method's Sell range)
     assert (balance.available, balance.frozen) == (Decimal("3920.00"), Decimal("1080.00"))
     assert ledger_check() == []
+
+
+@pytest.mark.django_db
+def test_a_credit_is_one_row_update_and_its_transaction():
+    """The row is locked by the UPDATE that credits it (no SELECT ... FOR UPDATE
+    first), and a trader's or the platform's row is made on first use."""
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    from finance.services import balance_credit
+
+    terminal = TerminalFactory(available="10.10")
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        txn = balance_credit(terminal_id=terminal.pk, amount=Decimal("0.20"), description="x")
+    statements = [q["sql"].split()[0] for q in queries.captured_queries]
+    assert statements == ["UPDATE", "INSERT"], statements
+    balance = Balance.objects.get(terminal=terminal)
+    assert (balance.available, txn.balance_after, txn.balance_id) == (
+        Decimal("10.30"),
+        Decimal("10.30"),
+        balance.pk,
+    )
+    txn = balance_credit(platform=False, amount=Decimal("1.05"), description="y", kind="revenue")
+    assert txn.balance.kind == "platform" and txn.balance_after == Decimal("1.05")
+    assert ledger_check() == []
