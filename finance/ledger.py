@@ -4,8 +4,10 @@ Three kinds of account share it (`Balance.kind`): a merchant's terminal, a trade
 working deposit and the platform's revenue (one live, one sandbox). An account is named
 by exactly one of `terminal_id=`, `trader_id=` or `platform=` (True for the sandbox
 platform account, False for the live one). Each movement runs in one transaction: it
-locks the balance row first, changes it, and appends a Transaction (with
-`balance_after`) where money is posted; the database's CHECKs refuse a negative figure.
+locks the balance row and changes it (a credit, a debit and an unfreeze in one UPDATE
+whose condition the database checks on the locked row), and appends a Transaction
+(with `balance_after`) where money is posted; the database's CHECKs refuse a negative
+figure.
 A trader's and the platform's row is made on first use.
 
 A movement inside a caller's transaction (an order closing, a settlement decided)
@@ -205,10 +207,7 @@ def balance_credit(
     if kind not in CREDIT_TYPES:
         raise ValueError(f"{kind} is not a credit")
     lookup = _account_filter(terminal_id=terminal_id, trader_id=trader_id, platform=platform)
-    credited = _credit_row(lookup, amount)
-    if credited is None and terminal_id is None:
-        account_ensure(trader_id=trader_id, platform=platform)
-        credited = _credit_row(lookup, amount)
+    credited = _changed(lookup, made_on_first_use=terminal_id is None, available=amount)
     if credited is None:
         raise Balance.DoesNotExist(f"No balance for {lookup}")
     balance_id, total = credited
@@ -223,33 +222,54 @@ def balance_credit(
     )
 
 
-def _credit_row(lookup: dict, amount: Decimal) -> tuple | None:
-    """The account's row locked and credited in one statement (UPDATE ... RETURNING:
-    no SELECT ... FOR UPDATE before it); (its id, its total after), None when the row
-    does not exist. Rounded to cents in SQL, as SQLite keeps decimals as floats."""
+def _change_row(lookup: dict, *, available=None, frozen=None, only_if=("", [])) -> tuple | None:
+    """The account's row locked and changed in one statement (UPDATE ... RETURNING: no
+    SELECT ... FOR UPDATE before it): `available` and `frozen` are the amounts added to
+    each (negative to take away), `only_if` a condition on the row as it is and its
+    parameters (the database evaluates it on the locked row). (its id, its total after), or None when
+    no row matches. Rounded to cents in SQL, as SQLite keeps decimals as floats."""
     meta = Balance._meta
-    where, params = [], []
+    prep = meta.get_field("available").get_db_prep_value
+    sets, params = [], []
+    for column, change in (("available", available), ("frozen", frozen)):
+        if change is not None:
+            sets.append(f"{column} = ROUND({column} + %s, 2)")
+            params.append(prep(change, connection))
+    sets.append("updated_at = %s")
+    params.append(meta.get_field("updated_at").get_db_prep_value(timezone.now(), connection))
+    where = []
     for name, value in lookup.items():
         field = meta.get_field(name)
         where.append(f"{field.column} = %s")
         params.append(field.get_db_prep_value(value, connection))
+    condition, condition_params = only_if
+    if condition:
+        where.append(condition)
+        params += [prep(value, connection) for value in condition_params]
     sql = (
-        f"UPDATE {meta.db_table} SET available = ROUND(available + %s, 2), updated_at = %s"
+        f"UPDATE {meta.db_table} SET {', '.join(sets)}"
         f" WHERE {' AND '.join(where)} RETURNING id, available, frozen"
     )
-    money, stamp = meta.get_field("available"), meta.get_field("updated_at")
-    head = [
-        money.get_db_prep_value(amount, connection),
-        stamp.get_db_prep_value(timezone.now(), connection),
-    ]
     with connection.cursor() as cursor:
-        cursor.execute(sql, head + params)
+        cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
         return None
-    balance_id, available, frozen = row
-    total = quantize_money(Decimal(str(available)) + Decimal(str(frozen)))
+    balance_id, now_available, now_frozen = row
+    total = quantize_money(Decimal(str(now_available)) + Decimal(str(now_frozen)))
     return meta.pk.to_python(balance_id), total
+
+
+def _changed(lookup: dict, *, made_on_first_use: bool, **change) -> tuple | None:
+    """`_change_row`, making a trader's or the platform's row first when it has none."""
+    changed = _change_row(lookup, **change)
+    if changed is None and made_on_first_use and not Balance.objects.filter(**lookup).exists():
+        account_ensure(
+            trader_id=lookup.get("trader_id"),
+            platform=lookup["sandbox"] if lookup.get("kind") == AccountKind.PLATFORM else None,
+        )
+        changed = _change_row(lookup, **change)
+    return changed
 
 
 @_movement
@@ -271,32 +291,42 @@ def balance_debit(
     _positive(amount)
     if kind not in DEBIT_TYPES:
         raise ValueError(f"{kind} is not a debit")
-    balance = account_lock(terminal_id=terminal_id, trader_id=trader_id, platform=platform)
-    if balance.available + unfreeze < amount:
+    lookup = _account_filter(terminal_id=terminal_id, trader_id=trader_id, platform=platform)
+    debited = _changed(
+        lookup,
+        made_on_first_use=terminal_id is None,
+        available=unfreeze - amount,
+        frozen=-unfreeze if unfreeze else None,
+        # the difference compared with zero: SQLite compares a bound number as text
+        only_if=("ROUND(available + %s - %s, 2) >= 0", [unfreeze, amount]),
+    )
+    if debited is None:
+        balance = Balance.objects.filter(**lookup).first()
+        if balance is None:
+            raise Balance.DoesNotExist(f"No balance for {lookup}")
         raise _insufficient(balance, amount - unfreeze)
-    balance.frozen -= unfreeze
-    balance.available += unfreeze - amount
-    balance.save(update_fields=["available", "frozen", "updated_at"])
-    return _append(
-        balance,
+    balance_id, total = debited
+    return Transaction.objects.create(
+        balance_id=balance_id,
         amount=amount,
-        kind=kind,
-        description=description,
+        transaction_type=kind,
+        balance_after=total,
+        client_description=description,
         reference=reference,
-        actor=actor,
+        created_by=actor,
     )
 
 
 @_movement
-def balance_unfreeze(*, trader_id, amount: Decimal) -> Balance:
+def balance_unfreeze(*, trader_id, amount: Decimal) -> None:
     """A Pending Buy's working deposit goes back to the trader's available."""
-    balance = account_lock(trader_id=trader_id)
-    if balance.frozen < amount:
-        raise LedgerError(f"Frozen {balance.frozen:.2f} is below {amount:.2f}")
-    balance.frozen -= amount
-    balance.available += amount
-    balance.save(update_fields=["available", "frozen", "updated_at"])
-    return balance
+    lookup = _account_filter(trader_id=trader_id)
+    unfrozen = _change_row(
+        lookup, available=amount, frozen=-amount, only_if=("ROUND(frozen - %s, 2) >= 0", [amount])
+    )
+    if unfrozen is None:
+        frozen = Balance.objects.filter(**lookup).values_list("frozen", flat=True).first()
+        raise LedgerError(f"Frozen {frozen or 0:.2f} is below {amount:.2f}")
 
 
 def balance_adjust(*, terminal_id, amount: Decimal, description: str, actor: str) -> Transaction:
