@@ -14,13 +14,12 @@ from django.utils import timezone
 from core.errors import InvalidRequest
 from core.keys import generate_key
 
+from .balance_rows import account_ensure, account_lock  # noqa: F401  (named from here too)
 from .ledger import (  # noqa: F401  (the ledger's services, named from here too)
     EXTRA_CHECKS,
     FROZEN_SOURCES,
     LedgerError,
     LedgerMismatch,
-    account_ensure,
-    account_lock,
     balance_adjust,
     balance_covers_check,
     balance_credit,

@@ -82,37 +82,37 @@ def test_a_credit_is_one_row_update_and_its_transaction():
     assert ledger_check() == []
 
 
+def buy_debit(trader, amount: str, *, unfreeze: str):
+    from finance.services import balance_debit
+
+    return balance_debit(
+        trader_id=trader.pk,
+        amount=Decimal(amount),
+        unfreeze=Decimal(unfreeze),
+        kind="order_buy",
+        description="Buy",
+    )
+
+
 @pytest.mark.django_db
 def test_a_debit_and_an_unfreeze_are_one_row_update_each():
     from django.db import connection, transaction
     from django.test.utils import CaptureQueriesContext
 
-    from finance.services import balance_credit, balance_debit, balance_unfreeze
+    from finance.services import balance_credit, balance_unfreeze
     from orders.tests.factories import TraderFactory
 
     trader = TraderFactory(deposit="1000.00")
     Balance.objects.filter(trader_id=trader.pk).update(available=Decimal("400.00"), frozen=600)
     with transaction.atomic(), CaptureQueriesContext(connection) as queries:
-        balance_debit(
-            trader_id=trader.pk,
-            amount=Decimal("530.00"),
-            unfreeze=Decimal("200.00"),
-            kind="order_buy",
-            description="Buy x",
-        )
+        buy_debit(trader, "530.00", unfreeze="200.00")
         balance_unfreeze(trader_id=trader.pk, amount=Decimal("100.00"))
     assert [q["sql"].split()[0] for q in queries.captured_queries] == ["UPDATE", "INSERT", "UPDATE"]
     row = Balance.objects.get(trader_id=trader.pk)
     assert (row.available, row.frozen) == (Decimal("170.00"), Decimal("300.00"))
     # 170.00 + 300.00 frozen does not cover 470.01; nothing moves
     with pytest.raises(InsufficientFunds, match="available 170.00, required 170.01"):
-        balance_debit(
-            trader_id=trader.pk,
-            amount=Decimal("470.01"),
-            unfreeze=Decimal("300.00"),
-            kind="order_buy",
-            description="Buy y",
-        )
+        buy_debit(trader, "470.01", unfreeze="300.00")
     with pytest.raises(Exception, match="Frozen 300.00 is below 300.01"):
         balance_unfreeze(trader_id=trader.pk, amount=Decimal("300.01"))
     row = Balance.objects.get(trader_id=trader.pk)

@@ -1,0 +1,95 @@
+"""An account's balance row: named by its owner, made on first use (a trader's, the
+platform's), locked, or locked and changed in one statement. The ledger's movements
+(finance/ledger.py) are made of these."""
+
+from decimal import Decimal
+
+from django.db import connection
+from django.utils import timezone
+
+from core.money import quantize_money
+
+from .models import AccountKind, Balance
+
+
+def account_filter(*, terminal_id=None, trader_id=None, platform: bool | None = None) -> dict:
+    named = [v for v in (terminal_id, trader_id, platform) if v is not None]
+    if len(named) != 1:
+        raise ValueError("Name exactly one account: terminal_id, trader_id or platform")
+    if terminal_id is not None:
+        return {"terminal_id": terminal_id}
+    if trader_id is not None:
+        return {"kind": AccountKind.TRADER, "trader_id": trader_id}
+    return {"kind": AccountKind.PLATFORM, "sandbox": bool(platform)}
+
+
+def account_ensure(*, trader_id=None, platform: bool | None = None, sandbox: bool = False) -> None:
+    """Make a trader's (or the platform's) balance row unless it exists; a row made
+    meanwhile by another transaction wins."""
+    if trader_id is not None:
+        row = Balance(kind=AccountKind.TRADER, trader_id=trader_id, sandbox=sandbox)
+    else:
+        row = Balance(kind=AccountKind.PLATFORM, sandbox=bool(platform))
+    Balance.objects.bulk_create([row], ignore_conflicts=True)
+
+
+def account_lock(*, terminal_id=None, trader_id=None, platform: bool | None = None) -> Balance:
+    """The account's balance row, locked until the transaction ends."""
+    lookup = account_filter(terminal_id=terminal_id, trader_id=trader_id, platform=platform)
+    balance = Balance.objects.select_for_update().filter(**lookup).first()
+    if balance is None and terminal_id is None:
+        account_ensure(trader_id=trader_id, platform=platform)
+        balance = Balance.objects.select_for_update().filter(**lookup).first()
+    if balance is None:
+        raise Balance.DoesNotExist(f"No balance for {lookup}")
+    return balance
+
+
+def row_change(lookup: dict, *, available=None, frozen=None, only_if=("", [])) -> tuple | None:
+    """The account's row locked and changed in one statement (UPDATE ... RETURNING: no
+    SELECT ... FOR UPDATE before it): `available` and `frozen` are the amounts added to
+    each (negative to take away), `only_if` a condition on the row as it is and its
+    parameters (the database evaluates it on the locked row). (its id, its total after), or None when
+    no row matches. Rounded to cents in SQL, as SQLite keeps decimals as floats."""
+    meta = Balance._meta
+    prep = meta.get_field("available").get_db_prep_value
+    sets, params = [], []
+    for column, change in (("available", available), ("frozen", frozen)):
+        if change is not None:
+            sets.append(f"{column} = ROUND({column} + %s, 2)")
+            params.append(prep(change, connection))
+    sets.append("updated_at = %s")
+    params.append(meta.get_field("updated_at").get_db_prep_value(timezone.now(), connection))
+    where = []
+    for name, value in lookup.items():
+        field = meta.get_field(name)
+        where.append(f"{field.column} = %s")
+        params.append(field.get_db_prep_value(value, connection))
+    condition, condition_params = only_if
+    if condition:
+        where.append(condition)
+        params += [prep(value, connection) for value in condition_params]
+    sql = (
+        f"UPDATE {meta.db_table} SET {', '.join(sets)}"
+        f" WHERE {' AND '.join(where)} RETURNING id, available, frozen"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    balance_id, now_available, now_frozen = row
+    total = quantize_money(Decimal(str(now_available)) + Decimal(str(now_frozen)))
+    return meta.pk.to_python(balance_id), total
+
+
+def row_change_made(lookup: dict, *, made_on_first_use: bool, **change) -> tuple | None:
+    """`row_change`, making a trader's or the platform's row first when it has none."""
+    changed = row_change(lookup, **change)
+    if changed is None and made_on_first_use and not Balance.objects.filter(**lookup).exists():
+        account_ensure(
+            trader_id=lookup.get("trader_id"),
+            platform=lookup["sandbox"] if lookup.get("kind") == AccountKind.PLATFORM else None,
+        )
+        changed = row_change(lookup, **change)
+    return changed
