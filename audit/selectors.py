@@ -12,15 +12,19 @@ FILTERS = ("actor_kind", "actor_id", "object_type", "object_id", "action", "sinc
 
 
 def _moment(text: str, *, end: bool) -> datetime | None:
-    """A date or a date and time as typed in the filter, in the operator's zone."""
-    moment = parse_datetime(text)
-    if moment is None:
-        day = parse_date(text)
-        if day is None:
-            return None
-        moment = datetime.combine(day, time.max if end else time.min)
-    if timezone.is_naive(moment):
-        moment = timezone.make_aware(moment)
+    """A date or a date and time as typed in the filter, in the operator's zone; None
+    when it is not one (well formed but impossible, such as 2026-02-30, included)."""
+    try:
+        moment = parse_datetime(text)
+        if moment is None:
+            day = parse_date(text)
+            if day is None:
+                return None
+            moment = datetime.combine(day, time.max if end else time.min)
+        if timezone.is_naive(moment):
+            moment = timezone.make_aware(moment)
+    except (ValueError, OverflowError):
+        return None
     return moment
 
 
@@ -56,6 +60,15 @@ def audit_entries(params) -> tuple[QuerySet, list[str]]:
     return qs.order_by("-created_at", "-id"), errors
 
 
+# Objects that act (by the actor kind they act as): their part of the log holds what
+# they did as well as what was done to them.
+ACTORS = {"orders.trader": ActorKind.TRADER, "traders.device": ActorKind.DEVICE}
+
+
 def entries_for(obj, *, limit: int = 100) -> list[AuditEntry]:
     """An object's part of the log, newest first."""
-    return list(AuditEntry.objects.for_object(obj).order_by("-created_at", "-id")[:limit])
+    entries = AuditEntry.objects.for_object(obj)
+    kind = ACTORS.get(obj._meta.label_lower)
+    if kind is not None:
+        entries = entries | AuditEntry.objects.filter(actor_kind=kind, actor_id=str(obj.pk))
+    return list(entries.order_by("-created_at", "-id")[:limit])

@@ -6,9 +6,11 @@ values, deletions)."""
 import json
 
 from django.contrib.admin.models import ADDITION, CHANGE, DELETION, LogEntry, LogEntryManager
+from django.contrib.auth import get_user_model
 from django.contrib.auth.signals import user_logged_in, user_login_failed
 from django.core.exceptions import ObjectDoesNotExist
 from django.db.models.signals import post_save
+from django.urls import reverse
 from django.utils import translation
 from django.utils.text import capfirst
 
@@ -33,12 +35,23 @@ def on_logged_in(sender, request, user, **kwargs):
     audit_record(actor_kind=kind, actor_id=ident, action="sign_in", obj=user, request=request)
 
 
+def _failed_signer(name: str, request) -> tuple[str, str]:
+    """A failure on the cabinet's sign-in is a trader's (by the trader's id when the
+    name is one of theirs, else by the name typed); anywhere else an operator's."""
+    if request is None or request.path != reverse("trader-login"):
+        return ActorKind.OPERATOR, name
+    user = get_user_model().objects.filter(username=name).select_related("trader").first()
+    trader = getattr(user, "trader", None) if user is not None else None
+    return ActorKind.TRADER, str(trader.pk) if trader is not None else name
+
+
 def on_login_failed(sender, credentials, request=None, **kwargs):
     # Django has already masked the password in `credentials`; only the name is kept.
     name = str(credentials.get("username", ""))[:150]
+    kind, ident = _failed_signer(name, request)
     audit_record(
-        actor_kind=ActorKind.OPERATOR,
-        actor_id=name,
+        actor_kind=kind,
+        actor_id=ident,
         action="sign_in_failed",
         object_type="auth.user",
         changes={"username": name},

@@ -9,10 +9,11 @@ template extending `traders/base.html` (blocks `title` and `content`); a line in
 
 from functools import wraps
 from urllib.parse import urlencode
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.shortcuts import redirect, render
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
 
 from orders.models import Trader
@@ -43,14 +44,16 @@ def cabinet_language(request) -> str:
 
 
 def in_cabinet_language(view):
-    """Run the view and render its page in the cabinet's language; a `?lang=` choice
-    is kept in the language cookie."""
+    """Run the view and render its page in the cabinet's language and the operators'
+    time zone (the one its pages name); a `?lang=` choice is kept in the language
+    cookie."""
 
     @wraps(view)
     def wrapped(request, *args, **kwargs):
         lang = cabinet_language(request)
         request.cabinet_lang = lang
-        with translation.override(lang):
+        zone = ZoneInfo(settings.OPERATOR_TIME_ZONE)
+        with translation.override(lang), timezone.override(zone):
             response = view(request, *args, **kwargs)
         response.headers.setdefault("Content-Language", lang)
         if (request.GET.get("lang") or "").lower() in LANGUAGES:

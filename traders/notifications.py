@@ -29,6 +29,7 @@ from core.error_codes import ErrorCode
 from core.errors import InvalidRequest, NotFound
 from core.formats import parse_uuid
 from finance.models import Side
+from orders.audited import order_act_audited
 from orders.models import Order, OrderStatus
 from orders.services import OrderNotPending, order_confirm
 
@@ -134,9 +135,17 @@ def matching_orders(*, device: Device, amount: Decimal | None, bank: str | None)
 
 
 def _complete(notification: BankNotification, device: Device) -> None:
+    """The matched order confirmed by the device, with its audit entry (actor kind
+    device) in the same transaction."""
     try:
-        notification.order = order_confirm(
-            order_id=notification.order_id, actor=device_actor(device)
+        notification.order = order_act_audited(
+            service=order_confirm,
+            order_id=notification.order_id,
+            actor=device_actor(device),
+            actor_kind=ActorKind.DEVICE,
+            actor_id=device.pk,
+            action="order.confirm",
+            request=None,
         )
     except OrderNotPending:  # closed (or just expired) since it was found
         notification.status, notification.order = NotificationStatus.UNMATCHED, None

@@ -60,6 +60,11 @@ def test_filters_by_actor_object_action_and_time(operator, shop, world):
     )
     bad = operator.get(URL, {"since": "yesterday-ish"})
     assert bad.status_code == 200 and "since" in bad.content.decode()
+    # well formed but impossible: told as not understood, never a 500
+    for since, until in [("2026-13-45", ""), ("2026-01-31 25:00", ""), ("", "2026-02-30")]:
+        for extra in ({}, {"format": "csv"}):
+            answer = operator.get(URL, {"since": since, "until": until, **extra})
+            assert answer.status_code in (200, 400), (since, until, extra)
 
 
 def test_csv_export_holds_the_filtered_entries_and_is_itself_audited(operator, shop, world):

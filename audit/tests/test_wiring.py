@@ -53,6 +53,21 @@ def test_a_failed_sign_in_is_one_entry_without_the_password(db):
     assert not AuditEntry.objects.filter(action="sign_in").exists()
 
 
+def test_a_failed_sign_in_to_the_cabinet_is_the_traders(db):
+    from orders.tests.factories import TraderFactory
+
+    user = get_user_model().objects.create_user("trader-x", password="trader-x-password-1")
+    trader = TraderFactory(user=user)
+    client = Client(HTTP_X_FORWARDED_FOR=ADDRESS)
+    client.post("/trader/login/", {"username": "trader-x", "password": "guess-0451"})
+    client.post("/trader/login/", {"username": "nobody-here", "password": "guess-0451"})
+    failed = AuditEntry.objects.filter(action="sign_in_failed").order_by("created_at", "id")
+    assert [(e.actor_kind, e.actor_id) for e in failed] == [
+        ("trader", str(trader.pk)),
+        ("trader", "nobody-here"),
+    ]
+
+
 def test_admin_add_change_and_deletions_are_one_entry_each(db):
     get_user_model().objects.create_superuser("root", password="root-test-password-1")
     operator = Client(HTTP_X_FORWARDED_FOR=ADDRESS)

@@ -134,3 +134,27 @@ def test_another_traders_notification_is_404(cab):
 def test_the_page_is_russian_first_with_an_english_switch(cab):
     assert "Устройства" in cab.client.get(PAGE).content.decode()
     assert "Devices" in cab.client.get(f"{PAGE}?lang=en").content.decode()
+
+
+def test_a_device_confirm_is_audited_and_shown_on_the_traders_admin_page(cab):
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.models import Group
+    from django.core.management import call_command
+
+    call_command("operators_group", verbosity=0)
+    staff = get_user_model().objects.create_user("op", password="pw", is_staff=True)
+    staff.groups.set(Group.objects.filter(name="Operators"))
+    operator = Client()
+    operator.force_login(staff)
+    device, token = device_add(trader=cab.trader, name="Phone", requisites=[cab.requisite])
+    order = buy_order(terminal=cab.terminal, method=cab.method, amount="3100.00")
+    assert notify(token, "Зачисление 3100р").json()["notification"]["status"] == "matched"
+    entry = AuditEntry.objects.get(action="order.confirm")
+    assert (entry.actor_kind, entry.actor_id, entry.object_id) == (
+        "device",
+        str(device.pk),
+        str(order.pk),
+    )
+    Client().post("/trader/login/", {"username": "cab", "password": "wrong-password"})
+    page = operator.get(f"/admin/orders/trader/{cab.trader.pk}/change/").content.decode()
+    assert "sign_in_failed" in page  # what the trader did is on its page

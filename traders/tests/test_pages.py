@@ -242,3 +242,16 @@ def test_the_payers_receipts_are_linked_and_served_to_their_trader_only(cab, set
     assert served.status_code == 200 and served["Content-Type"] == "image/png"
     assert b"".join(served.streaming_content if served.streaming else [served.content])
     assert make_cabinet("third").client.get(link).status_code == 404
+
+
+def test_the_balance_page_shows_moscow_time_as_it_says(cab, settings):
+    from datetime import UTC, datetime
+
+    from finance.models import Transaction
+
+    settings.OPERATOR_TIME_ZONE = "Europe/Moscow"
+    Transaction.objects.filter(balance__trader_id=cab.trader.pk).update(
+        created_at=datetime(2026, 11, 25, 22, 53, tzinfo=UTC)
+    )
+    html = cab.client.get("/trader/balance/").content.decode()
+    assert "26.11.2026 01:53 МСК" in html and "22:53" not in html
