@@ -1,6 +1,6 @@
 from django.db import models
 from django.db.models import Q
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from core.money import MoneyField
@@ -9,8 +9,8 @@ from orders.models import Order
 
 
 class Resolution(models.TextChoices):
-    ACCEPTED = "accepted", "accepted"
-    REJECTED = "rejected", "rejected"
+    ACCEPTED = "accepted", pgettext_lazy("dispute resolution", "accepted")
+    REJECTED = "rejected", pgettext_lazy("dispute resolution", "rejected")
 
 
 class Dispute(models.Model):

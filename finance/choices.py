@@ -1,6 +1,7 @@
 """The finance models' choices: the API's own words, stored as they are spelled."""
 
 from django.db import models
+from django.utils.translation import pgettext_lazy
 
 
 class Currency(models.TextChoices):
@@ -30,12 +31,13 @@ class ButtonName(models.TextChoices):
 
 
 class TransactionType(models.TextChoices):
-    DEPOSIT = "deposit", "deposit"
-    WITHDRAWAL = "withdrawal", "withdrawal"
-    ORDER_BUY = "order_buy", "order_buy"
-    ORDER_SELL = "order_sell", "order_sell"
-    REWARD = "reward", "reward"
-    REVENUE = "revenue", "revenue"
+    # Labels for people (the admin); the API and its filters spell the values.
+    DEPOSIT = "deposit", pgettext_lazy("transaction type", "deposit")
+    WITHDRAWAL = "withdrawal", pgettext_lazy("transaction type", "withdrawal")
+    ORDER_BUY = "order_buy", pgettext_lazy("transaction type", "payment received (debit)")
+    ORDER_SELL = "order_sell", pgettext_lazy("transaction type", "payout made (credit)")
+    REWARD = "reward", pgettext_lazy("transaction type", "reward")
+    REVENUE = "revenue", pgettext_lazy("transaction type", "revenue")
 
 
 # Which types add to a balance and which take from it.
@@ -60,12 +62,12 @@ TRADER_TRANSACTION_TYPES = (
 
 
 class AccountKind(models.TextChoices):
-    TERMINAL = "terminal", "terminal"
-    TRADER = "trader", "trader"
-    PLATFORM = "platform", "platform"
+    TERMINAL = "terminal", pgettext_lazy("account kind", "merchant's terminal")
+    TRADER = "trader", pgettext_lazy("account kind", "trader")
+    PLATFORM = "platform", pgettext_lazy("account kind", "platform")
 
 
 class ReserveState(models.TextChoices):
-    OPEN = "open", "open"
-    POSTED = "posted", "posted"
-    VOIDED = "voided", "voided"
+    OPEN = "open", pgettext_lazy("reserve state", "open")
+    POSTED = "posted", pgettext_lazy("reserve state", "posted")
+    VOIDED = "voided", pgettext_lazy("reserve state", "voided")

@@ -157,7 +157,7 @@ class TraderAdmin(admin.ModelAdmin):
             completed=Count("id", filter=Q(status=OrderStatus.COMPLETED)),
         )
         rate = conversion(figures["completed"], figures["ended"])
-        rate = f"{rate} %" if rate is not None else "-"
+        rate = f"{operator_share(rate)} %" if rate is not None else "-"
         return format_html(
             gettext(
                 "{} open orders · conversion over 30 days {} ({} of {} ended) · "

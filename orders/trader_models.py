@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from core.keys import ApiKeyBase
@@ -64,9 +64,9 @@ class TraderApiKey(ApiKeyBase):
 
 
 class RequisiteDisabledReason(models.TextChoices):
-    TRADER = "trader", "trader"
-    OPERATOR = "operator", "operator"
-    AUTO_EXPIRED = "auto_expired", "auto_expired"
+    TRADER = "trader", pgettext_lazy("switched off by", "by its trader")
+    OPERATOR = "operator", pgettext_lazy("switched off by", "by an operator")
+    AUTO_EXPIRED = "auto_expired", pgettext_lazy("switched off by", "by itself (expiries in a row)")
 
 
 class Requisite(models.Model):

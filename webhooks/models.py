@@ -8,7 +8,7 @@ import uuid
 
 from django.db import models
 from django.db.models import Q
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from core.actors import Actor
@@ -70,9 +70,9 @@ def new_event_id() -> str:
 
 
 class DeliveryState(models.TextChoices):
-    PENDING = "pending", "pending"
-    DELIVERED = "delivered", "delivered"
-    FAILED = "failed", "failed"
+    PENDING = "pending", pgettext_lazy("delivery state", "pending")
+    DELIVERED = "delivered", pgettext_lazy("delivery state", "delivered")
+    FAILED = "failed", pgettext_lazy("delivery state", "failed")
 
 
 class WebhookDelivery(models.Model):

@@ -59,5 +59,5 @@ def test_the_traders_admin_page_shows_its_balance_and_ledger(world, operator):
     html = operator.get(f"/admin/orders/trader/{trader.pk}/change/").content.decode()
     assert 'data-testid="trader-balance"' in html
     assert html.count('data-testid="trader-ledger-row"') >= 3  # deposit, order_buy, reward
-    assert "order_buy" in html and "reward" in html
+    assert "получен платёж (списание)" in html and "вознаграждение" in html
     assert str(Decimal("100000000.00")) in html
