@@ -56,9 +56,9 @@ class DisputeCreateView(TerminalAPIView):
         return idempotent(request, self, lambda: self._create(request))
 
     def _create(self, request):
-        data = DisputeCreateIn(
-            data={"order_id": request.data.get("order_id"), "amount": request.data.get("amount")}
-        )
+        # Only the parts that came: a missing one is "required", not "null".
+        sent = {name: request.data.get(name) for name in ("order_id", "amount")}
+        data = DisputeCreateIn(data={k: v for k, v in sent.items() if v is not None})
         data.is_valid(raise_exception=True)
         if request.POST.getlist("files"):
             # A `files` part without a file name is text, not evidence.

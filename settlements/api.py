@@ -29,14 +29,14 @@ class TextField(serializers.CharField):
 class WithdrawalIn(serializers.Serializer):
     amount = AmountField()
     destination = TextField(min_length=1, max_length=255, help_text="Free text")
-    comment = TextField(min_length=1, max_length=255, required=False)
+    comment = TextField(min_length=1, max_length=255, required=False, allow_null=True)
 
 
 class WithdrawalOut(serializers.Serializer):
     id = serializers.CharField(help_text="Also the settlement's id on /admin/settlements/")
     amount = serializers.CharField()
     destination = serializers.CharField()
-    comment = serializers.CharField()
+    comment = serializers.CharField(allow_null=True, help_text="null when none was given")
     status = serializers.ChoiceField(choices=SettlementStatus.choices)
     created_at = serializers.CharField()
     decided_at = serializers.CharField(allow_null=True)
@@ -82,7 +82,7 @@ class WithdrawalCollectionView(TerminalAPIView):
             terminal=self.terminal,
             amount=data.validated_data["amount"],
             destination=data.validated_data["destination"],
-            comment=data.validated_data.get("comment", ""),
+            comment=data.validated_data.get("comment") or "",
         )
         return Response(ok(withdrawal=services.render_withdrawal(settlement)), status=201)
 

@@ -249,7 +249,7 @@ def render_withdrawal(settlement: Settlement) -> dict:
         "id": str(settlement.pk),
         "amount": money_str(settlement.amount),
         "destination": settlement.destination,
-        "comment": settlement.comment,
+        "comment": settlement.comment or None,
         "status": settlement.status,
         "created_at": iso_utc(settlement.created_at),
         "decided_at": iso_utc(settlement.decided_at),

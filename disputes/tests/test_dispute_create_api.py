@@ -253,8 +253,13 @@ def test_bad_amount_is_400(shop, order, amount):
 
 
 def test_missing_fields_are_400(shop, order):
-    assert_error(shop.post_multipart(URL, {"amount": "10"}), 400, "validation_error")
-    assert_error(shop.post_multipart(URL, {"order_id": order["id"]}), 400, "validation_error")
+    no_order = shop.post_multipart(URL, {"amount": "10"})
+    assert_error(no_order, 400, "validation_error")
+    no_amount = shop.post_multipart(URL, {"order_id": order["id"]})
+    assert_error(no_amount, 400, "validation_error")
+    # said as missing, not as null
+    assert no_order.json()["errors"]["order_id"] == ["This field is required."]
+    assert no_amount.json()["errors"]["amount"] == ["This field is required."]
     assert_nothing_stored()
 
 

@@ -343,10 +343,13 @@ def test_a_merchant_asks_for_a_withdrawal_and_learns_the_decision_by_webhook(wor
 def test_a_rejected_withdrawal_is_unfrozen_and_told(world, op1):
     shop = ApiClient(world.shop.raw_key)
     withdrawal = shop.post(URL, {"amount": "100.00", "destination": "card"}).json()["withdrawal"]
+    assert withdrawal["comment"] is None  # none given
     op1.post(f"{LIST}{withdrawal['id']}/reject/")
     assert shop_balance(world) == (Decimal("100000.00"), Decimal("0.00"))
     event = WebhookEvent.objects.get(type="withdrawal.rejected")
     assert event.payload["data"]["status"] == "rejected"
+    body = {"amount": "1.00", "destination": "card", "comment": None}  # null is none too
+    assert shop.post(URL, body).json()["withdrawal"]["comment"] is None
 
 
 def test_a_withdrawal_beyond_available_is_402_and_moves_nothing(world):

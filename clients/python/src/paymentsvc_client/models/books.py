@@ -22,7 +22,7 @@ class Withdrawal(Model):
     id: str
     amount: Decimal
     destination: str
-    comment: str
+    comment: str | None
     status: WithdrawalStatus
     created_at: datetime
     decided_at: datetime | None
