@@ -21,7 +21,14 @@ def terminal_livemode(terminal) -> bool:
     return livemode_of(terminal)
 
 
-def event_record(
+def event_record(**fields) -> WebhookEvent:
+    """Write an event and its deliveries in the caller's transaction; queue on commit.
+    The event is stored whether or not there is a target: it is the order's history.
+    `fields` as `event_build` takes them."""
+    return event_write(*event_build(**fields))
+
+
+def event_build(
     *,
     terminal,
     order_id,
@@ -31,11 +38,10 @@ def event_record(
     webhook_url: str | None,
     actor: str,
     livemode: bool | None = None,
-) -> WebhookEvent:
-    """Write an event and its deliveries in the caller's transaction; queue on commit.
-    The event is stored whether or not there is a target: it is the order's history.
-    `livemode` is the order's own (kept from its creation); without it, the
-    terminal's."""
+) -> tuple[WebhookEvent, list[str]]:
+    """The event (its payload and body rendered) and its targets, not yet written:
+    `event_write` writes them. `livemode` is the order's own (kept from its creation);
+    without it, the terminal's."""
     now = timezone.now()
     event_id = new_event_id()
     kind = actor_kind(actor)
@@ -62,11 +68,19 @@ def event_record(
         body=json.dumps(payload, separators=(",", ":"), ensure_ascii=False),
         created_at=now,
     )
-    insert_row(event)
     targets = [webhook_url] if webhook_url else list(dict.fromkeys(terminal.webhook_urls or []))
+    return event, targets
+
+
+def event_write(event: WebhookEvent, targets: list[str]) -> WebhookEvent:
+    """Write an event `event_build` made, with a delivery to each target, in the
+    caller's transaction; the deliveries are queued on commit."""
+    insert_row(event)
     deliveries = WebhookDelivery.objects.bulk_create(
         [
-            WebhookDelivery(event=event, terminal=terminal, url=url, next_attempt_at=now)
+            WebhookDelivery(
+                event=event, terminal=event.terminal, url=url, next_attempt_at=event.created_at
+            )
             for url in targets
         ]
     )

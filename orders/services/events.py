@@ -1,6 +1,6 @@
 """Putting an order's events in the webhook outbox, on the order's own sequence."""
 
-from webhooks.services import event_record
+from webhooks.services import event_build, event_write
 
 from ..models import Order
 from ..render import render_order
@@ -17,7 +17,13 @@ def record_event(order: Order, event_type: str, *, actor: str, extra: dict | Non
 def emit_event(order: Order, event_type: str, *, actor: str, extra: dict | None = None) -> None:
     """Put the event at the order's current sequence in the outbox, with the current
     Order beside `extra` in `data`."""
-    event_record(
+    event_write(*event_prepare(order, event_type, actor=actor, extra=extra))
+
+
+def event_prepare(order: Order, event_type: str, *, actor: str, extra: dict | None = None):
+    """The event `emit_event` writes, rendered now and written later by
+    `webhooks.services.event_write` (creation renders it before it takes its locks)."""
+    return event_build(
         terminal=order.terminal,
         order_id=order.pk,
         event_type=event_type,

@@ -21,11 +21,12 @@ from finance.accounts import account_is_blacklisted, normalize_account
 from finance.models import Balance, FeeRange, PaymentMethod, Side, Terminal
 from finance.services import balance_covers_check, balance_reserve, balance_void, method_deeplink
 from webhooks.models import EventType
+from webhooks.services import event_write
 
 from ..models import Order
 from . import matching
 from .antifraud import antifraud_check
-from .events import emit_event
+from .events import emit_event, event_prepare
 from .freed import Freed
 from .lifecycle import order_expire
 from .load import requisite_load_take, requisite_load_untake, utc_day
@@ -302,9 +303,17 @@ def _order_place(
             if not insert_unless_held(candidate, held_by=matching.SLOT_CONSTRAINT):
                 continue  # try the next candidate
             candidate.db_clock = candidate.created_at  # the database's now
-            # The caps next: the requisite's load row (and a Buy's trader's balance
+            # The order.created event rendered now, before any lock is taken, unless
+            # what follows the caps changes the order (a form session's form_url, a
+            # Sell's reserve re-made for another amount).
+            event = (
+                event_prepare(candidate, EventType.ORDER_CREATED, actor=actor)
+                if form_session is None and not _reserve_to_remake(candidate)
+                else None
+            )
+            # The caps last: the requisite's load row (and a Buy's trader's balance
             # row, frozen in the same statement) stays locked only from here to
-            # COMMIT, so creations on one requisite queue briefly.
+            # COMMIT, so creations on one requisite (one trader) queue briefly.
             room, deposit = requisite_load_take(
                 requisite_id=requisite.pk,
                 amount=chosen,
@@ -324,7 +333,10 @@ def _order_place(
                     # no better.
                     full.add(requisite.pk)
                 continue
-            _order_complete_creation(candidate, form_session=form_session, actor=actor)
+            if event is not None:
+                event_write(*event)
+            else:
+                _order_complete_creation(candidate, form_session=form_session, actor=actor)
             order = candidate
             break
         if order is None:
@@ -350,13 +362,20 @@ def _untake(order: Order, *, took: bool) -> None:
 _DELETE_ORDER = f"DELETE FROM {Order._meta.db_table} WHERE id = %s"
 
 
+def _reserve_to_remake(order: Order) -> bool:
+    """A Sell's reserve was made for the amount asked and the order takes another."""
+    reserve = order.reserve
+    return reserve is not None and reserve.amount != order.amount + order.fee_amount
+
+
 def _order_complete_creation(
     order: Order, *, form_session: Callable[[Order], str] | None, actor: str
 ) -> None:
-    """What follows once the candidate holds its place: a Sell's reserve re-made for
-    the amount chosen, the form session, the order.created event."""
+    """What follows once the candidate holds its place, when it changes the order: a
+    Sell's reserve re-made for the amount chosen, the form session; then the
+    order.created event."""
     reserve = order.reserve
-    if reserve is not None and reserve.amount != order.amount + order.fee_amount:
+    if _reserve_to_remake(order):
         balance_void(reserve_id=reserve.pk)
         order.reserve = balance_reserve(
             terminal_id=order.terminal_id,
