@@ -4,7 +4,8 @@ the audit log's and the revenue report's.
 UTF-8 with a byte order mark (or Excel reads it as cp1251), `;` between fields (`,` is
 the decimal separator there), amounts with a decimal comma, times in the operators'
 zone as `DD.MM.YYYY HH:MM:SS` (which such a spreadsheet reads as a date; the zone is
-named in the file's name), and cells a spreadsheet will not run as formulas."""
+named in a last column, `time_zone`, and in the file's name), and cells a spreadsheet
+will not run as formulas."""
 
 import csv
 from collections.abc import Callable, Iterable, Iterator
@@ -36,16 +37,24 @@ class _Echo:
         return value
 
 
+ZONE_COLUMN = "time_zone"
+
+
 def csv_lines(columns: list[tuple[str, Callable]], rows: Iterable) -> Iterator[str]:
-    """The header (the columns' names), then one line per row, each cell `getter(row)`.
-    The zone is the one active now: the lines are written after the view returns."""
+    """The header (the columns' names and `time_zone`), then one line per row, each
+    cell `getter(row)`, and last the name of the zone its times are in (`MSK`). The
+    zone is the one active now: the lines are written after the view returns."""
     zone = timezone.get_current_timezone()
     writer = csv.writer(_Echo(), delimiter=DELIMITER)
+    default_name = timezone.now().astimezone(zone).tzname()
 
     def lines():
-        yield BOM + writer.writerow([name for name, _ in columns])
+        yield BOM + writer.writerow([name for name, _ in columns] + [ZONE_COLUMN])
         for row in rows:
-            yield writer.writerow([csv_cell(get(row), zone) for _, get in columns])
+            values = [get(row) for _, get in columns]
+            moment = next((v for v in values if isinstance(v, datetime)), None)
+            name = moment.astimezone(zone).tzname() if moment is not None else default_name
+            yield writer.writerow([csv_cell(v, zone) for v in values] + [name])
 
     return lines()
 

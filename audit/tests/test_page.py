@@ -79,6 +79,7 @@ def test_csv_export_holds_the_filtered_entries_and_is_itself_audited(operator, s
     assert [(r["actor_kind"], r["action"], r["object_id"]) for r in rows] == [
         ("trader", "order.confirm", order["id"])
     ]
+    assert rows[0]["time_zone"] == "MSK" and " " in rows[0]["time"]
     export = AuditEntry.objects.get(action="audit.export")
     assert export.changes == {"filters": {"actor_kind": "trader"}}
     assert 'data-testid="audit-export"' in operator.get(URL).content.decode()

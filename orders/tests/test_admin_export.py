@@ -77,6 +77,7 @@ def test_a_russian_spreadsheet_reads_columns_decimal_commas_and_moscow_time(oper
     moscow = order.created_at.astimezone(ZoneInfo("Europe/Moscow"))
     assert row["created_at"] == moscow.strftime("%d.%m.%Y %H:%M:%S")
     assert row["expires_at"].count(".") == 2 and "T" not in row["expires_at"]
+    assert row["time_zone"] == "MSK"  # the zone named beside the times
 
 
 def test_anonymous_cannot_export(client, db):
