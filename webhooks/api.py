@@ -57,7 +57,7 @@ class AttemptOut(serializers.Serializer):
 
 
 class DeliveryOut(serializers.Serializer):
-    id = serializers.IntegerField()
+    id = serializers.CharField(help_text="A numeric-looking string")
     event_id = serializers.CharField()
     event_type = serializers.ChoiceField(choices=EventType.choices)
     order_id = serializers.CharField()

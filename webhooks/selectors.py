@@ -101,7 +101,7 @@ def delivery_get(*, terminal, delivery_id) -> WebhookDelivery | None:
 def render_delivery(delivery: WebhookDelivery, *, with_attempts: bool = False) -> dict:
     event = delivery.event
     out = {
-        "id": delivery.pk,
+        "id": str(delivery.pk),  # identifiers of records are strings (api.md)
         "event_id": event.pk,
         "event_type": event.type,
         "order_id": str(event.order_id),

@@ -99,7 +99,7 @@ def test_one_delivery_shows_its_attempts(shop, world, receiver, settings):
     assert body["success"] is True
     detail = body["delivery"]
     assert (detail["id"], detail["status"], detail["attempts_count"]) == (
-        delivery.pk,
+        str(delivery.pk),
         "delivered",
         2,
     )

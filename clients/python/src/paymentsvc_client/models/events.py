@@ -34,7 +34,7 @@ class DeliveryAttempt(Model):
 
 
 class Delivery(Model):
-    # The contract does not say whether a delivery's id is a number or a string.
+    # A string, as every record's id (an older server sent a number).
     id: int | str
     event_id: str
     event_type: EventType
