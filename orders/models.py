@@ -197,13 +197,20 @@ class Order(models.Model):
                 fields=["terminal", "status", "-created_at"], name="order_terminal_status"
             ),
             models.Index(fields=["terminal", "amount"], name="order_terminal_amount"),
+            # Each Pending index names its own column in its condition, so a query
+            # reads it only when it asks about that column. "Pending" alone would let
+            # the planner scan any of them for the matcher's "holds this amount"
+            # probe, which only the slot index answers in one row: it did so whenever
+            # the statistics were taken with few orders Pending (every row filtered).
             models.Index(
-                fields=["expires_at"], name="order_pending_expiry", condition=Q(status="Pending")
+                fields=["expires_at"],
+                name="order_pending_expiry",
+                condition=Q(status="Pending", expires_at__isnull=False),
             ),
             models.Index(
                 fields=["terminal", "user_id"],
                 name="order_pending_user",
-                condition=Q(status="Pending"),
+                condition=Q(status="Pending", user_id__isnull=False),
             ),
             models.Index(fields=["trader", "-created_at"], name="order_trader_created"),
             # The operators' dashboard reads a period of every terminal's orders.
