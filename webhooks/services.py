@@ -72,9 +72,10 @@ def event_build(
     return event, targets
 
 
-def event_write(event: WebhookEvent, targets: list[str]) -> WebhookEvent:
+def event_write(event: WebhookEvent, targets: list[str], *, queue: bool = True) -> WebhookEvent:
     """Write an event `event_build` made, with a delivery to each target, in the
-    caller's transaction; the deliveries are queued on commit."""
+    caller's transaction; the deliveries are queued on commit (with `queue` off, once
+    the caller calls `event_queue`, or never if it calls `event_unwrite`)."""
     insert_row(event)
     deliveries = WebhookDelivery.objects.bulk_create(
         [
@@ -84,10 +85,25 @@ def event_write(event: WebhookEvent, targets: list[str]) -> WebhookEvent:
             for url in targets
         ]
     )
-    ids = [d.pk for d in deliveries]
+    event.delivery_ids = [d.pk for d in deliveries]
+    if queue:
+        event_queue(event)
+    return event
+
+
+def event_queue(event: WebhookEvent) -> None:
+    """Queue the deliveries of an event written with `queue` off, when the caller's
+    transaction commits."""
+    ids = event.delivery_ids
     if ids:
         transaction.on_commit(lambda: enqueue_deliveries(ids), robust=True)
-    return event
+
+
+def event_unwrite(event: WebhookEvent) -> None:
+    """Take back an event written with `queue` off in this same transaction (nobody
+    has seen it: its deliveries were never queued)."""
+    WebhookDelivery.objects.filter(event_id=event.pk).delete()
+    WebhookEvent.objects.filter(pk=event.pk).delete()
 
 
 def delivery_resend(*, delivery: WebhookDelivery) -> WebhookDelivery:

@@ -21,7 +21,7 @@ from finance.accounts import account_is_blacklisted, normalize_account
 from finance.models import Balance, FeeRange, PaymentMethod, Side, Terminal
 from finance.services import balance_covers_check, balance_reserve, balance_void, method_deeplink
 from webhooks.models import EventType
-from webhooks.services import event_write
+from webhooks.services import event_queue, event_unwrite, event_write
 
 from ..models import Order
 from . import matching
@@ -306,14 +306,18 @@ def _order_place(
             # The order.created event rendered now, before any lock is taken, unless
             # what follows the caps changes the order (a form session's form_url, a
             # Sell's reserve re-made for another amount).
+            # Written now, queued once the caps hold (taken back when they do not).
             event = (
-                event_prepare(candidate, EventType.ORDER_CREATED, actor=actor)
+                event_write(
+                    *event_prepare(candidate, EventType.ORDER_CREATED, actor=actor), queue=False
+                )
                 if form_session is None and not _reserve_to_remake(candidate)
                 else None
             )
-            # The caps last: the requisite's load row (and a Buy's trader's balance
-            # row, frozen in the same statement) stays locked only from here to
-            # COMMIT, so creations on one requisite (one trader) queue briefly.
+            # The caps last, the transaction's last statement when nothing changes the
+            # order: the requisite's load row and a Buy's trader's balance row (frozen
+            # in the same statement) stay locked only from here to COMMIT, so
+            # creations on one requisite, and on one trader's requisites, queue briefly.
             room, deposit = requisite_load_take(
                 requisite_id=requisite.pk,
                 amount=chosen,
@@ -323,6 +327,8 @@ def _order_place(
             if not (room and deposit):
                 # No savepoint to roll back (two round trips on every creation for a
                 # rare case): what this candidate wrote is taken back by hand.
+                if event is not None:
+                    event_unwrite(event)
                 _untake(candidate, took=room)
                 if room:
                     # The trader's deposit does not cover it: none of its requisites
@@ -334,7 +340,7 @@ def _order_place(
                     full.add(requisite.pk)
                 continue
             if event is not None:
-                event_write(*event)
+                event_queue(event)
             else:
                 _order_complete_creation(candidate, form_session=form_session, actor=actor)
             order = candidate
@@ -343,9 +349,9 @@ def _order_place(
             raise NoAvailableTraders(
                 "No available traders that match order requirements. Try another amount or payment method"
             )
-        metrics.order_created(order=order)
         if order.sandbox_action:
             sandbox_schedule(order)
+    metrics.order_created(order=order)
     return order
 
 
