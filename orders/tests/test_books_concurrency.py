@@ -16,6 +16,7 @@ from orders.models import Order, RequisiteLoad
 from orders.services import matching
 from orders.tests.factories import RequisiteFactory, TraderFactory, buy_order
 from orders.tests.test_concurrency import in_parallel
+from webhooks.models import WebhookEvent
 
 POSTGRES = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 
@@ -48,6 +49,9 @@ def test_parallel_buys_never_freeze_more_than_a_trader_holds():
     # The requests refused for the deposit had taken a requisite's slot first: each was
     # given back, and no order row of theirs is left.
     assert Order.objects.count() == 3
+    # and no event of theirs: order.created is written before the caps' UPDATE and
+    # taken back with the order
+    assert sorted(WebhookEvent.objects.values_list("order_id", flat=True)) == sorted(created)
     loads = RequisiteLoad.objects.filter(requisite__trader=trader)
     assert (
         sorted((load.pending, load.turnover) for load in loads if load.pending)
@@ -170,3 +174,48 @@ def test_the_amount_check_is_a_probe_per_requisite_never_one_pass_over_the_pendi
     assert rows == matching.CHUNK
     for node in probes:
         assert node["Actual Loops"] == rows, node
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not POSTGRES, reason="needs DATABASE_URL=postgres://…")
+@pytest.mark.django_db(transaction=True)
+def test_a_candidate_refused_at_the_caps_leaves_no_order_event_or_slot_behind():
+    """The slice reads a deposit that covers the Buy; by the time the creation's caps
+    UPDATE gets that trader's row, another transaction has spent it. The candidate's
+    order row and order.created event, both written before that UPDATE, are taken
+    back, and the next trader takes the order."""
+    import threading
+    import time
+
+    from django.db import connections, transaction
+
+    method = PaymentMethodFactory()
+    shop = TerminalFactory(methods=[method])
+    spent, other = TraderFactory(deposit="1000.00"), TraderFactory(deposit="1000.00")
+    first = RequisiteFactory(trader=spent, method=method)
+    second = RequisiteFactory(trader=other, method=method)
+    buy_order(terminal=shop, method=method, amount="100.00")  # the least busy goes first
+    busy = Order.objects.get().requisite_id
+    if busy == first.pk:  # make `first` the idle one, whichever took that Buy
+        first, second, spent, other = second, first, other, spent
+    holding = threading.Event()
+
+    def spend_the_deposit():
+        try:
+            with transaction.atomic():
+                Balance.objects.filter(trader_id=spent.pk).update(available=0, frozen=1000)
+                holding.set()
+                time.sleep(1.0)  # the creation reads the old deposit, then waits
+        finally:
+            connections.close_all()
+
+    spender = threading.Thread(target=spend_the_deposit)
+    spender.start()
+    holding.wait(5)
+    order = buy_order(terminal=shop, method=method, amount="300.00")
+    spender.join()
+    assert order.requisite_id == second.pk
+    assert Order.objects.count() == 2
+    assert WebhookEvent.objects.count() == 2
+    load = RequisiteLoad.objects.get(requisite=first)
+    assert (load.pending, load.turnover) == (0, Decimal("0.00"))
