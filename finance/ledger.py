@@ -106,17 +106,19 @@ def _positive(amount: Decimal) -> None:
 
 @_movement
 def balance_reserve(
-    *, amount: Decimal, reference: str, terminal_id=None, trader_id=None
+    *, amount: Decimal, reference: str, terminal_id=None, trader_id=None, reserve_id=None
 ) -> Reserve:
     """available -> frozen, for a Sell that is about to be Pending or a withdrawal
-    waiting for its approval."""
+    waiting for its approval. `reserve_id`: the reserve's id when the caller has
+    already written it (a Sell's order row names its reserve before it is made)."""
     _positive(amount)
     balance = account_lock(terminal_id=terminal_id, trader_id=trader_id)
     balance_covers_check(balance, amount)
     balance.available -= amount
     balance.frozen += amount
     balance.save(update_fields=["available", "frozen", "updated_at"])
-    return Reserve.objects.create(balance=balance, amount=amount, reference=reference)
+    made = {} if reserve_id is None else {"id": reserve_id}
+    return Reserve.objects.create(balance=balance, amount=amount, reference=reference, **made)
 
 
 def _close_reserve(reserve_id, state: str) -> tuple[Balance, Reserve]:

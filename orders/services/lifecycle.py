@@ -1,8 +1,15 @@
 """Order transitions: confirm, cancel, expire, and completion by an accepted dispute.
 
-Every change is one transaction that locks in a fixed order (balance, then order),
-checks the transition against ORDER_TRANSITIONS, moves money through finance,
-writes the status and records the webhook event in the outbox.
+Every change is one transaction that locks the order, checks the transition against
+ORDER_TRANSITIONS, keeps the requisite's figures, writes the status and records the
+webhook event in the outbox, and moves the money through finance last.
+
+The lock order every writer follows: the order, the requisite's load row, then the
+balance rows, a trader's before the platform's before a merchant's. Creation takes
+the load row before the trader's (a Buy's deposit) or the merchant's (a Sell's
+reserve) row. The balance rows are the ones many transactions share (one merchant's
+orders, one trader's, every order's platform row), so they come last: each is held
+from its UPDATE to COMMIT, a few statements, not through the whole close.
 """
 
 from decimal import Decimal
@@ -17,7 +24,6 @@ from finance.models import Side, TransactionType
 from finance.services import (
     balance_credit,
     balance_debit,
-    balance_lock,
     balance_post,
     balance_unfreeze,
     balance_void,
@@ -34,16 +40,8 @@ class OrderNotPending(Conflict):
     code = ErrorCode.ORDER_NOT_PENDING
 
 
-def _lock(order_id, *, status: str | None = None) -> Order:
-    """Balance first, then the order: the one lock order every writer follows. The
-    merchant's balance is locked when the move to `status` touches it (a Sell's
-    reserve, a Buy's credit on Completed; always when no status is given)."""
-    row = Order.objects.filter(pk=order_id).values_list("side", "terminal_id").first()
-    if row is None:
-        raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
-    side, terminal_id = row
-    if status is None or side == Side.SELL or status == OrderStatus.COMPLETED:
-        balance_lock(terminal_id=terminal_id)
+def _lock(order_id) -> Order:
+    """The order, locked (the first lock of every close: see the module's lock order)."""
     order = (
         Order.objects.select_for_update(of=("self",))
         .select_related("terminal", "method")
@@ -101,27 +99,23 @@ _EVENT_FOR_STATUS = {
 
 
 def _settle(order: Order, status: str, *, actor: str, credit_description: str) -> Order:
-    """The one way an order closes (locked, transition already checked): move the
-    money for `status` on all three sides (the merchant's: a Buy's credit of
-    paid_amount less fee_amount, a Sell's reserve posted or voided; the trader's and
-    the platform's: `_settle_trader`), write the status and record its event."""
-    if status == OrderStatus.COMPLETED:
-        if order.side == Side.BUY:
-            credit = merchant_credit(order.paid_amount, order.fee_amount)
-            if credit > 0:
-                balance_credit(
-                    terminal_id=order.terminal_id,
-                    amount=credit,
-                    description=credit_description,
-                    reference=str(order.pk),
-                )
-        elif order.reserve_id:
-            balance_post(reserve_id=order.reserve_id, description=f"Payout {order.client_order_id}")
-    elif order.side == Side.SELL and order.reserve_id:
-        balance_void(reserve_id=order.reserve_id)
+    """The one way an order closes (locked, transition already checked): keep the
+    requisite's figures, write the status and record its event, then move the money
+    for `status` on all three sides, in the lock order: the trader's and the
+    platform's (`_settle_trader`), then the merchant's (a Buy's credit of paid_amount
+    less fee_amount, a Sell's reserve posted or voided)."""
+    # A Pending Buy's working deposit is frozen on its trader (not one made before
+    # the books); read before the status changes.
+    frozen = (
+        order.amount
+        if order.side == Side.BUY and order.status == OrderStatus.PENDING and not order.before_books
+        else Decimal(0)
+    )
     requisite_load_move(order=order, status=status)
-    _settle_trader(order, status)
     requisite_count_close(requisite_id=order.requisite_id, status=status, actor=actor)
+    if status == OrderStatus.COMPLETED and order.trader_id is not None and not order.before_books:
+        base = order.paid_amount if order.side == Side.BUY else order.amount
+        order.trader_reward = fee_for(base, rate=order.trader_reward_percent, fixed=Decimal(0))
     order.status = status
     order.closed_at = order.clock
     order.closed_by = actor
@@ -138,21 +132,41 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
     )
     metrics.order_transitioned(to=status, actor=actor)
     record_event(order, _EVENT_FOR_STATUS[status], actor=actor)
+    _settle_trader(order, status, frozen=frozen)
+    _settle_merchant(order, status, credit_description=credit_description)
     return order
 
 
-def _settle_trader(order: Order, status: str) -> None:
-    """The trader's and the platform's side, after the merchant's (the lock order:
-    merchant, order, load row, trader, platform). A Pending Buy's working deposit is
-    unfrozen; on Completed a Buy debits the trader paid_amount (order_buy) in that
-    same row update, a Sell credits it the amount (order_sell); then the reward, and
-    the platform's revenue fee_amount - reward. Merchant + trader + platform = 0.
+def _settle_merchant(order: Order, status: str, *, credit_description: str) -> None:
+    """The merchant's side, the last row locked: a Buy's credit of paid_amount less
+    fee_amount on Completed; a Sell's reserve posted on Completed, voided otherwise."""
+    if status == OrderStatus.COMPLETED:
+        if order.side == Side.BUY:
+            credit = merchant_credit(order.paid_amount, order.fee_amount)
+            if credit > 0:
+                balance_credit(
+                    terminal_id=order.terminal_id,
+                    amount=credit,
+                    description=credit_description,
+                    reference=str(order.pk),
+                )
+        elif order.reserve_id:
+            balance_post(reserve_id=order.reserve_id, description=f"Payout {order.client_order_id}")
+    elif order.side == Side.SELL and order.reserve_id:
+        balance_void(reserve_id=order.reserve_id)
+
+
+def _settle_trader(order: Order, status: str, *, frozen: Decimal) -> None:
+    """The trader's and the platform's side (trader, then platform: the lock order).
+    `frozen`: the Buy's working deposit, unfrozen; on Completed a Buy debits the
+    trader paid_amount (order_buy) in that same row update, a Sell credits it the
+    amount (order_sell); then the reward (order.trader_reward), and the platform's
+    revenue fee_amount - reward. Merchant + trader + platform = 0.
     A Buy made before the books (`before_books`) froze nothing: it closes as it would
     have then, the merchant's side only (no reward written, so the three-sided check
     leaves it out as it does orders completed before the books)."""
     if order.trader_id is None or order.before_books:
         return
-    frozen = order.amount if order.side == Side.BUY and order.status == OrderStatus.PENDING else 0
     if status != OrderStatus.COMPLETED:
         if frozen:
             balance_unfreeze(trader_id=order.trader_id, amount=frozen)
@@ -161,25 +175,22 @@ def _settle_trader(order: Order, status: str) -> None:
     # client_order_id (the trader's view leaves out what is the merchant's).
     reference, label = str(order.pk), str(order.pk)[:8]
     if order.side == Side.BUY:
-        base = order.paid_amount
         balance_debit(
             trader_id=order.trader_id,
-            amount=base,
+            amount=order.paid_amount,
             unfreeze=frozen,
             kind=TransactionType.ORDER_BUY,
             description=f"Buy {label}",
             reference=reference,
         )
     else:
-        base = order.amount
         balance_credit(
             trader_id=order.trader_id,
-            amount=base,
+            amount=order.amount,
             kind=TransactionType.ORDER_SELL,
             description=f"Sell {label}",
             reference=reference,
         )
-    order.trader_reward = fee_for(base, rate=order.trader_reward_percent, fixed=Decimal(0))
     if order.trader_reward > 0:
         balance_credit(
             trader_id=order.trader_id,
@@ -213,7 +224,7 @@ def _transition(order_id, status: str, *, actor: str, paid_amount: Decimal | Non
     and the caller gets 409, as if the sweep had run first."""
     overdue = False
     with transaction.atomic():
-        order = _lock(order_id, status=status)
+        order = _lock(order_id)
         if order.is_overdue:
             _close(order, OrderStatus.EXPIRED, actor="expiry")
             overdue = True
@@ -243,7 +254,7 @@ def order_expire_now(*, order_id, actor: str) -> Order:
 def order_expire(*, order_id) -> Order | None:
     """Expire one order if it is still Pending and due; None when there is nothing to do."""
     with transaction.atomic():
-        order = _lock(order_id, status=OrderStatus.EXPIRED)
+        order = _lock(order_id)
         if not order.is_overdue:
             return None
         return _close(order, OrderStatus.EXPIRED, actor="expiry")

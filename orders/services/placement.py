@@ -19,7 +19,7 @@ from core.fast_insert import insert_unless_held
 from core.money import fee_for, quantize_money
 from finance.accounts import account_is_blacklisted, normalize_account
 from finance.models import Balance, FeeRange, PaymentMethod, Side, Terminal
-from finance.services import balance_covers_check, balance_reserve, balance_void, method_deeplink
+from finance.services import balance_covers_check, balance_reserve, method_deeplink
 from webhooks.models import EventType
 from webhooks.services import event_queue, event_unwrite, event_write
 
@@ -215,9 +215,10 @@ def _order_place(
     freed: Freed | None = None,
 ) -> Order | OrderAvailability:
     """One try at creating the order, in one transaction: the anti-fraud cap, a Sell's
-    reserve, then candidates (requisite, amount) in turn: the INSERT (skipped when the
-    slot index holds the amount already), the requisite's caps (a conditional UPDATE of
-    its load row, taken back by hand when they leave no room), then the order's event.
+    balance check, then candidates (requisite, amount) in turn: the INSERT (skipped
+    when the slot index holds the amount already), the order's event, the requisite's
+    caps (a conditional UPDATE of its load row and a Buy's trader's deposit, taken back
+    by hand when they leave no room), then a Sell's reserve for the amount chosen.
 
     With `write` off (availability) the same checks read and refuse alike, nothing is
     locked or written, and the matcher's first candidate is the answer; `freed`: what
@@ -231,17 +232,15 @@ def _order_place(
             antifraud_check(terminal=terminal, user_id=user_id)
 
         order_id = uuid.uuid4()
-        reserve = None
+        reserve_id = None
         if side == Side.SELL:
-            # Sells take the amount asked for unless a requisite's limits force another
-            # candidate; then the reserve is re-made below for the amount chosen.
+            # 402 before matching when the balance cannot cover the amount asked. The
+            # reserve itself is made last, for the amount chosen, once the requisite's
+            # caps hold (the lock order: the load row before the merchant's balance);
+            # the order row names it by the id it will have.
             reserve_amount = amount + fee_for(amount, rate=fee_range.fee, fixed=fee_range.fixed_fee)
-            if not write:
-                balance_covers_check(Balance.objects.get(terminal=terminal), reserve_amount)
-            else:
-                reserve = balance_reserve(
-                    terminal_id=terminal.pk, amount=reserve_amount, reference=str(order_id)
-                )
+            balance_covers_check(Balance.objects.get(terminal=terminal), reserve_amount)
+            reserve_id = uuid.uuid4() if write else None
 
         order, full, short = None, set(), set()
         livemode = terminal.livemode
@@ -291,7 +290,7 @@ def _order_place(
                     if side == Side.BUY
                     else None
                 ),
-                reserve=reserve,
+                reserve_id=reserve_id,
                 livemode=livemode,
                 sandbox_action=sandbox_action_for(terminal=terminal, amount=amount),
                 event_sequence=1,  # order.created, recorded below
@@ -306,18 +305,19 @@ def _order_place(
             # The order.created event rendered now, before any lock is taken, unless
             # what follows the caps changes the order (a form session's form_url, a
             # Sell's reserve re-made for another amount).
-            # Written now, queued once the caps hold (taken back when they do not).
+            # Written now, queued once the caps hold (taken back when they do not),
+            # unless a form session changes the order (its form_url) after them.
             event = (
                 event_write(
                     *event_prepare(candidate, EventType.ORDER_CREATED, actor=actor), queue=False
                 )
-                if form_session is None and not _reserve_to_remake(candidate)
+                if form_session is None
                 else None
             )
-            # The caps last, the transaction's last statement when nothing changes the
-            # order: the requisite's load row and a Buy's trader's balance row (frozen
-            # in the same statement) stay locked only from here to COMMIT, so
-            # creations on one requisite, and on one trader's requisites, queue briefly.
+            # The caps last (then a Sell's reserve): the requisite's load row and a
+            # Buy's trader's balance row (frozen in the same statement) stay locked
+            # only from here to COMMIT, so creations on one requisite, and on one
+            # trader's requisites, queue briefly.
             room, deposit = requisite_load_take(
                 requisite_id=requisite.pk,
                 amount=chosen,
@@ -343,6 +343,14 @@ def _order_place(
                 event_queue(event)
             else:
                 _order_complete_creation(candidate, form_session=form_session, actor=actor)
+            if reserve_id is not None:
+                # 402 (and nothing written) if the balance was spent since the check.
+                candidate.reserve = balance_reserve(
+                    terminal_id=terminal.pk,
+                    amount=candidate.amount + candidate.fee_amount,
+                    reference=str(order_id),
+                    reserve_id=reserve_id,
+                )
             order = candidate
             break
         if order is None:
@@ -368,28 +376,11 @@ def _untake(order: Order, *, took: bool) -> None:
 _DELETE_ORDER = f"DELETE FROM {Order._meta.db_table} WHERE id = %s"
 
 
-def _reserve_to_remake(order: Order) -> bool:
-    """A Sell's reserve was made for the amount asked and the order takes another."""
-    reserve = order.reserve
-    return reserve is not None and reserve.amount != order.amount + order.fee_amount
-
-
 def _order_complete_creation(
     order: Order, *, form_session: Callable[[Order], str] | None, actor: str
 ) -> None:
-    """What follows once the candidate holds its place, when it changes the order: a
-    Sell's reserve re-made for the amount chosen, the form session; then the
-    order.created event."""
-    reserve = order.reserve
-    if _reserve_to_remake(order):
-        balance_void(reserve_id=reserve.pk)
-        order.reserve = balance_reserve(
-            terminal_id=order.terminal_id,
-            amount=order.amount + order.fee_amount,
-            reference=str(order.pk),
-        )
-        Order.objects.filter(pk=order.pk).update(reserve=order.reserve)
-    if form_session is not None:
-        order.form_url = form_session(order)
-        Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
+    """What follows once the candidate holds its place when it changes the order (the
+    form session: its form_url); then the order.created event."""
+    order.form_url = form_session(order)
+    Order.objects.filter(pk=order.pk).update(form_url=order.form_url)
     emit_event(order, EventType.ORDER_CREATED, actor=actor)
