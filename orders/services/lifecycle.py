@@ -1,8 +1,8 @@
 """Order transitions: confirm, cancel, expire, and completion by an accepted dispute.
 
 Every change is one transaction that locks the order, checks the transition against
-ORDER_TRANSITIONS, keeps the requisite's figures, writes the status and records the
-webhook event in the outbox, and moves the money through finance last.
+ORDER_TRANSITIONS, writes the status and records the webhook event in the outbox, and
+then keeps the requisite's figures and moves the money through finance.
 
 The lock order every writer follows: the order, the requisite's load row, then the
 balance rows, a trader's before the platform's before a merchant's. Creation takes
@@ -31,7 +31,7 @@ from finance.services import (
 from webhooks.models import EventType
 
 from ..models import ORDER_TRANSITIONS, Order, OrderStatus, merchant_credit
-from .events import record_event
+from .events import emit_event
 from .load import requisite_load_move
 from .requisite_state import requisite_count_close
 
@@ -99,11 +99,11 @@ _EVENT_FOR_STATUS = {
 
 
 def _settle(order: Order, status: str, *, actor: str, credit_description: str) -> Order:
-    """The one way an order closes (locked, transition already checked): keep the
-    requisite's figures, write the status and record its event, then move the money
-    for `status` on all three sides, in the lock order: the trader's and the
-    platform's (`_settle_trader`), then the merchant's (a Buy's credit of paid_amount
-    less fee_amount, a Sell's reserve posted or voided)."""
+    """The one way an order closes (locked, transition already checked): write the
+    status and record its event, then, in the lock order, keep the requisite's figures
+    (its load row) and move the money for `status` on all three sides: the trader's
+    and the platform's (`_settle_trader`), then the merchant's (a Buy's credit of
+    paid_amount less fee_amount, a Sell's reserve posted or voided)."""
     # A Pending Buy's working deposit is frozen on its trader (not one made before
     # the books); read before the status changes.
     frozen = (
@@ -111,14 +111,15 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
         if order.side == Side.BUY and order.status == OrderStatus.PENDING and not order.before_books
         else Decimal(0)
     )
-    requisite_load_move(order=order, status=status)
     requisite_count_close(requisite_id=order.requisite_id, status=status, actor=actor)
     if status == OrderStatus.COMPLETED and order.trader_id is not None and not order.before_books:
         base = order.paid_amount if order.side == Side.BUY else order.amount
         order.trader_reward = fee_for(base, rate=order.trader_reward_percent, fixed=Decimal(0))
+    previous = order.status
     order.status = status
     order.closed_at = order.clock
     order.closed_by = actor
+    order.event_sequence += 1  # the event below, written in the same UPDATE
     order.save(
         update_fields=[
             "status",
@@ -127,11 +128,15 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
             "trader_reward",
             "closed_at",
             "closed_by",
+            "event_sequence",
             "updated_at",
         ]
     )
     metrics.order_transitioned(to=status, actor=actor)
-    record_event(order, _EVENT_FOR_STATUS[status], actor=actor)
+    emit_event(order, _EVENT_FOR_STATUS[status], actor=actor)
+    # The rows many closes share, in the lock order, each held from here to COMMIT:
+    # the requisite's load row, then the balances.
+    requisite_load_move(order=order, status=status, previous=previous)
     _settle_trader(order, status, frozen=frozen)
     _settle_merchant(order, status, credit_description=credit_description)
     return order

@@ -132,13 +132,15 @@ _MOVE = f"""
 """
 
 
-def requisite_load_move(*, order: Order, status: str) -> None:
-    """Keep the requisite's figures right as `order` (locked, still carrying its old
-    status) moves to `status`. Runs in the transaction that writes the status."""
-    if order.requisite_id is None or order.status == status:
+def requisite_load_move(*, order: Order, status: str, previous: str | None = None) -> None:
+    """Keep the requisite's figures right as `order` (locked) moves to `status` from
+    `previous` (its status as it is, unless told). Runs in the transaction that
+    writes the status."""
+    before = order.status if previous is None else previous
+    if order.requisite_id is None or before == status:
         return
-    leaves_pending = order.status == OrderStatus.PENDING
-    counted_before = order.status in (OrderStatus.PENDING, OrderStatus.COMPLETED)
+    leaves_pending = before == OrderStatus.PENDING
+    counted_before = before in (OrderStatus.PENDING, OrderStatus.COMPLETED)
     counted_after = status in (OrderStatus.PENDING, OrderStatus.COMPLETED)
     delta = order.amount * (int(counted_after) - int(counted_before))
     params = [int(leaves_pending), _day(utc_day(order.created_at)), _money(delta)]

@@ -219,3 +219,44 @@ def test_a_candidate_refused_at_the_caps_leaves_no_order_event_or_slot_behind():
     assert WebhookEvent.objects.count() == 2
     load = RequisiteLoad.objects.get(requisite=first)
     assert (load.pending, load.turnover) == (0, Decimal("0.00"))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_closes_and_creations_sharing_a_merchant_a_trader_and_requisites_never_deadlock():
+    """Everything that locks the shared rows at once, on two requisites of one trader
+    and one merchant: Buys confirmed (trader, platform, merchant rows), some with
+    another paid amount, Buys cancelled (load row, trader), new Buys (load row,
+    trader) and new Sells (load row, merchant). Each takes them in the one lock order,
+    so none waits in a circle (PostgreSQL would abort one as a deadlock) and the books
+    add up on all three sides."""
+    from orders.services import order_cancel, order_confirm
+    from orders.tests.factories import rewarded_method, sell_order
+
+    method = rewarded_method()
+    shop = TerminalFactory(methods=[method], available="100000.00")
+    trader = TraderFactory(deposit="50000.00")
+    for _ in range(2):
+        RequisiteFactory(trader=trader, method=method)
+    pending = [buy_order(terminal=shop, method=method, amount=f"{500 + i}.00") for i in range(12)]
+
+    def close(order, k):
+        def call():
+            if k % 3 == 2:
+                return order_cancel(order_id=order.pk, actor="merchant").status
+            paid = None if k % 3 == 0 else order.amount - 1
+            return order_confirm(order_id=order.pk, actor="trader", paid_amount=paid).status
+
+        return call
+
+    def new_buy(k):
+        return lambda: buy_order(terminal=shop, method=method, amount=f"{700 + k}.00").status
+
+    def new_sell(k):
+        return lambda: sell_order(terminal=shop, method=method, amount=f"{900 + k}.00").status
+
+    calls = [close(order, k) for k, order in enumerate(pending)]
+    calls += [new_buy(k) for k in range(6)] + [new_sell(k) for k in range(6)]
+    results = in_parallel(calls, workers=24)
+    assert results[:12] == ["Completed", "Completed", "Cancelled"] * 4
+    assert results[12:] == ["Pending"] * 12
+    assert ledger_check() == []
