@@ -302,10 +302,8 @@ def _order_place(
             if not insert_unless_held(candidate, held_by=matching.SLOT_CONSTRAINT):
                 continue  # try the next candidate
             candidate.db_clock = candidate.created_at  # the database's now
-            # The order.created event rendered now, before any lock is taken, unless
-            # what follows the caps changes the order (a form session's form_url, a
-            # Sell's reserve re-made for another amount).
-            # Written now, queued once the caps hold (taken back when they do not),
+            # The order.created event, rendered and written now, before the caps take
+            # any shared row, and queued once they hold (taken back when they do not);
             # unless a form session changes the order (its form_url) after them.
             event = (
                 event_write(
