@@ -61,10 +61,6 @@ def _movement(function):
     return run
 
 
-def balance_lock(*, terminal_id) -> Balance:
-    return account_lock(terminal_id=terminal_id)
-
-
 def _append(
     balance: Balance,
     *,

@@ -24,7 +24,6 @@ from .ledger import (  # noqa: F401  (the ledger's services, named from here too
     balance_covers_check,
     balance_credit,
     balance_debit,
-    balance_lock,
     balance_post,
     balance_reserve,
     balance_unfreeze,

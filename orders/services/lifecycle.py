@@ -104,11 +104,11 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
     (its load row) and move the money for `status` on all three sides: the trader's
     and the platform's (`_settle_trader`), then the merchant's (a Buy's credit of
     paid_amount less fee_amount, a Sell's reserve posted or voided)."""
-    # A Pending Buy's working deposit is frozen on its trader (not one made before
-    # the books); read before the status changes.
+    # A Pending Buy's working deposit is frozen on its trader (`_settle_trader` leaves
+    # out one made before the books); read before the status changes.
     frozen = (
         order.amount
-        if order.side == Side.BUY and order.status == OrderStatus.PENDING and not order.before_books
+        if order.side == Side.BUY and order.status == OrderStatus.PENDING
         else Decimal(0)
     )
     requisite_count_close(requisite_id=order.requisite_id, status=status, actor=actor)

@@ -132,11 +132,10 @@ _MOVE = f"""
 """
 
 
-def requisite_load_move(*, order: Order, status: str, previous: str | None = None) -> None:
-    """Keep the requisite's figures right as `order` (locked) moves to `status` from
-    `previous` (its status as it is, unless told). Runs in the transaction that
-    writes the status."""
-    before = order.status if previous is None else previous
+def requisite_load_move(*, order: Order, status: str, previous: str) -> None:
+    """Keep the requisite's figures right as `order` (locked) moves from `previous`
+    to `status`. Runs in the transaction that writes the status."""
+    before = previous
     if order.requisite_id is None or before == status:
         return
     leaves_pending = before == OrderStatus.PENDING
