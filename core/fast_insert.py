@@ -20,27 +20,37 @@ _INSERTS: dict = {}
 def insert_row(obj) -> None:
     """INSERT `obj` as `obj.save(force_insert=True)` does (the same columns and values,
     an IntegrityError the same way), without the per-save machinery of the ORM: for the
-    rows every order creation writes. Its primary key must be set. A model with save
-    signal receivers, or a value the database computes (a db_default, an expression
-    such as DbNow()), goes through save() as usual."""
+    rows written on every order creation and every audited action. A primary key left
+    unset is the database's to number (an auto field), read back onto `obj` as save()
+    does. A model with save signal receivers, or a value the database computes (a
+    db_default, an expression such as DbNow()), goes through save() as usual."""
     model = type(obj)
     if pre_save.has_listeners(model) or post_save.has_listeners(model) or _computed(obj):
         obj.save(force_insert=True)
         return
-    known = _INSERTS.get(model)
+    numbered = obj.pk is None
+    key = (model, numbered, connection.vendor)
+    known = _INSERTS.get(key)
     if known is None:
-        fields = model._meta.local_concrete_fields
+        meta = model._meta
+        fields = [f for f in meta.local_concrete_fields if not (numbered and f is meta.pk)]
         quote = connection.ops.quote_name
         sql = (
-            f"INSERT INTO {quote(model._meta.db_table)}"
+            f"INSERT INTO {quote(meta.db_table)}"
             f" ({', '.join(quote(f.column) for f in fields)})"
             f" VALUES ({', '.join(['%s'] * len(fields))})"
         )
-        known = _INSERTS[model] = (fields, sql)
+        if numbered:
+            # PostgreSQL and SQLite (3.35 and later, as Django's backends need) both
+            # return the number they gave
+            sql += f" RETURNING {quote(meta.pk.column)}"
+        known = _INSERTS[key] = (fields, sql)
     fields, sql = known
     values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
     with connection.cursor() as cursor:
         cursor.execute(sql, values)
+        if numbered:
+            obj.pk = cursor.fetchone()[0]
     obj._state.adding = False
     obj._state.db = connection.alias
 

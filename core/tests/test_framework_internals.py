@@ -171,6 +171,33 @@ def test_insert_row_writes_what_save_writes():
 
 
 @pytest.mark.django_db
+def test_insert_row_numbers_a_row_as_save_does():
+    from audit.models import AuditEntry
+
+    def entry() -> AuditEntry:
+        return AuditEntry(
+            actor_kind="trader",
+            actor_id="t-1",
+            action="order.confirm",
+            object_type="orders.order",
+            object_id="o-1",
+            changes={"amount": ["1.00", "2.00"], "note": "б"},
+        )
+
+    fast, saved = entry(), entry()
+    insert_row(fast)
+    saved.save()
+    assert fast.pk is not None and not fast._state.adding
+    assert saved.pk == fast.pk + 1
+    fields = [
+        f.attname for f in AuditEntry._meta.concrete_fields if f.attname not in ("id", "created_at")
+    ]
+    rows = [AuditEntry.objects.filter(pk=e.pk).values(*fields).get() for e in (fast, saved)]
+    assert rows[0] == rows[1]
+    assert AuditEntry.objects.get(pk=fast.pk).created_at == fast.created_at
+
+
+@pytest.mark.django_db
 def test_insert_unless_held_writes_what_save_writes():
     from finance.tests.factories import TerminalFactory
     from orders.models import Order
