@@ -16,7 +16,10 @@ def order_act_audited(
     is raised once the transaction is over, so what the service kept on refusing
     (an overdue order expires instead) stays, as without the log."""
     refused = None
-    with transaction.atomic():
+    # No savepoint of its own inside a caller's transaction (a device's notification):
+    # a refusal is caught in here, after the service's own block has taken back what
+    # it wrote, and any other error fails the caller's transaction as a whole.
+    with transaction.atomic(savepoint=False):
         try:
             order = service(order_id=order_id, actor=actor)
         except ServiceError as error:

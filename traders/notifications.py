@@ -58,10 +58,9 @@ def notification_receive(
 ) -> Received:
     """Keep the notification with what was read from it, and complete the order it pays
     for when there is exactly one; a (device, id) seen before is a duplicate and
-    changes nothing."""
-    first = _first_of(device, external_id)
-    if first is not None:
-        return Received(first, duplicate=True)
+    changes nothing. A duplicate is told by the unique (device, id) constraint
+    itself: no lookup before the INSERT, which a phone's retry (rare) pays for instead
+    of every first delivery."""
     reading = read_notification(text, title, source)
     payment = reading.direction == INCOMING and reading.amount is not None
     try:

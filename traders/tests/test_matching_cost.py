@@ -37,3 +37,24 @@ def test_a_notifications_statements_do_not_grow_with_pending_orders():
     probe = next(q for q in many if '"orders_order"' in q and "amount" in q)
     assert '"orders_order"."amount" =' in probe
     assert '"orders_order"."requisite_id" IN' in probe
+
+
+def test_a_matched_notification_pays_no_lookup_and_one_savepoint():
+    """A first delivery is told from a retry by the unique (device, id) constraint
+    alone, and the confirm inside the notification's transaction opens one savepoint
+    (the close's own, so a refused close leaves the notification kept), not one more
+    for its audit entry."""
+    g = ground()
+    order = g.buy("1234.00")
+    with CaptureQueriesContext(connection) as captured:
+        response = send(g.token, id="matched-1", text=sber_sms("1234"))
+    assert response.json()["notification"]["status"] == "matched"
+    order.refresh_from_db()
+    assert order.status == "Completed"
+    sql = [q["sql"] for q in captured.captured_queries]
+    notification_reads = [
+        i for i, q in enumerate(sql) if q.startswith("SELECT") and '"traders_banknotification"' in q
+    ]
+    assert notification_reads == []
+    # the test's own transaction makes the notification's block a savepoint too
+    assert sum(q.startswith("SAVEPOINT") for q in sql) == 2
