@@ -31,6 +31,7 @@ from core.errors import InsufficientFunds, InvalidRequest, ServiceError
 from core.money import quantize_money
 
 from .balance_rows import account_filter, account_lock, row_change, row_change_made
+from .ledger_rows import ledger_row_write
 from .models import (
     CREDIT_TYPES,
     DEBIT_TYPES,
@@ -70,7 +71,7 @@ def _append(
     reference: str = "",
     actor: str = "",
 ) -> Transaction:
-    return Transaction.objects.create(
+    return ledger_row_write(
         balance=balance,
         amount=amount,
         transaction_type=kind,
@@ -177,7 +178,7 @@ def balance_credit(
     if credited is None:
         raise Balance.DoesNotExist(f"No balance for {lookup}")
     balance_id, total = credited
-    return Transaction.objects.create(
+    return ledger_row_write(
         balance_id=balance_id,
         amount=amount,
         transaction_type=kind,
@@ -222,7 +223,7 @@ def balance_debit(
             raise Balance.DoesNotExist(f"No balance for {lookup}")
         raise _insufficient(balance, amount - unfreeze)
     balance_id, total = debited
-    return Transaction.objects.create(
+    return ledger_row_write(
         balance_id=balance_id,
         amount=amount,
         transaction_type=kind,

@@ -27,6 +27,7 @@ from finance.services import (
     balance_post,
     balance_unfreeze,
     balance_void,
+    ledger_rows_together,
 )
 from webhooks.models import EventType
 
@@ -137,8 +138,11 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
     # The rows many closes share, in the lock order, each held from here to COMMIT:
     # the requisite's load row, then the balances.
     requisite_load_move(order=order, status=status, previous=previous)
-    _settle_trader(order, status, frozen=frozen)
-    _settle_merchant(order, status, credit_description=credit_description)
+    # Each balance row is changed (and locked) as its movement runs; their ledger rows
+    # are written together, in one INSERT, once all of them have moved.
+    with ledger_rows_together():
+        _settle_trader(order, status, frozen=frozen)
+        _settle_merchant(order, status, credit_description=credit_description)
     return order
 
 

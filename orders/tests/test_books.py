@@ -11,6 +11,8 @@ pays 530.00 and earns 13.25 = -516.75, the platform keeps 26.50 - 13.25 = +13.25
 from decimal import Decimal
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from core.errors import InsufficientFunds, InvalidRequest, NoAvailableTraders
 from core.testing import ApiClient
@@ -175,6 +177,27 @@ def test_confirm_with_another_paid_amount_charges_everything_on_it(method, shop)
         ("platform", "revenue"): D("15.00"),
     }
     assert trader_balance(trader) == (D("415.00"), D("0.00"))
+    assert ledger_check() == []
+
+
+def test_a_buys_completion_writes_its_four_ledger_rows_in_one_insert(method, shop):
+    """Each account's row moves as the close runs; the Transactions follow together,
+    each with its own account's balance after it (the trader's two in their order)."""
+    trader = TraderFactory(deposit="1000.00")
+    RequisiteFactory(trader=trader, method=method)
+    order = buy_order(terminal=shop, method=method, amount="530.00")
+    with CaptureQueriesContext(connection) as captured:
+        order_confirm(order_id=order.pk, actor="test")
+    inserts = [q["sql"] for q in captured.captured_queries if "INSERT" in q["sql"]]
+    assert sum('"finance_transaction"' in q for q in inserts) == 1
+    rows = Transaction.objects.filter(reference=str(order.pk)).select_related("balance")
+    after = sorted((t.balance.kind, t.transaction_type, t.balance_after) for t in rows)
+    assert after == [
+        ("platform", "revenue", D("13.25")),
+        ("terminal", "deposit", D("10503.50")),
+        ("trader", "order_buy", D("470.00")),  # 1000.00 held, 530.00 paid out
+        ("trader", "reward", D("483.25")),
+    ]
     assert ledger_check() == []
 
 
