@@ -68,26 +68,51 @@ def insert_unless_held(obj, held_by: str) -> bool:
     model's unique constraint named `held_by` (a partial one too) already holds such a
     row: then nothing is written and the answer is False. Any other error raises as
     save()'s would. The transaction stays usable either way, so the caller needs no
-    savepoint to try another row."""
+    savepoint to try another row.
+
+    The statement is compiled once for each shape of row (which fields carry an
+    expression, and which): later rows of that shape reuse its text and compute only
+    their plain values' parameters, as the compiler does for each field."""
     model, meta = type(obj), type(obj)._meta
     using = connection.alias
     pre_save.send(sender=model, instance=obj, raw=False, using=using, update_fields=None)
     fields = [f for f in meta.local_concrete_fields if not f.generated]
-    returning = meta.db_returning_fields
-    query = InsertQuery(model)
-    query.insert_values(fields, [obj])
-    compiler = query.get_compiler(using=using)
-    compiler.returning_fields = returning
-    [(sql, params)] = compiler.as_sql()
-    head, returns, tail = sql.rpartition(" RETURNING ")
-    if not returns:
-        raise NotImplementedError(f"{connection.vendor} does not return inserted columns")
-    sql = f"{head} ON CONFLICT {_conflict_target(model, held_by)} DO NOTHING{returns}{tail}"
+    values = [f.pre_save(obj, True) for f in fields]
+    shape = _shape(values)
+    key = (model, held_by, connection.vendor, shape)
+    known = _HELD.get(key) if shape is not None else None
+    if known is not None:
+        sql, layout, returning = known
+        params = []
+        for field, value, fixed in zip(fields, values, layout, strict=True):
+            if fixed is None:
+                params.append(field.get_db_prep_save(value, connection))
+            else:
+                params.extend(fixed)
+        compiler = None
+    else:
+        query = InsertQuery(model)
+        query.insert_values(fields, [obj])
+        compiler = query.get_compiler(using=using)
+        returning = meta.db_returning_fields
+        compiler.returning_fields = returning
+        [(sql, params)] = compiler.as_sql()
+        head, returns, tail = sql.rpartition(" RETURNING ")
+        if not returns:
+            raise NotImplementedError(f"{connection.vendor} does not return inserted columns")
+        sql = f"{head} ON CONFLICT {_conflict_target(model, held_by)} DO NOTHING{returns}{tail}"
+        # the values as_sql used (its own pre_save: an auto_now field's time is its)
+        layout = _layout(compiler, fields, [getattr(obj, f.attname) for f in fields], params)
+        if shape is not None and layout is not None:
+            _HELD[key] = (sql, layout, returning)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
         return False
+    if compiler is None:
+        query = InsertQuery(model)
+        compiler = query.get_compiler(using=using)
     converters = compiler.get_converters([f.get_col(meta.db_table) for f in returning])
     if converters:
         [row] = compiler.apply_converters([row], converters)
@@ -99,6 +124,38 @@ def insert_unless_held(obj, held_by: str) -> bool:
         sender=model, instance=obj, created=True, update_fields=None, raw=False, using=using
     )
     return True
+
+
+_HELD: dict = {}
+
+
+def _shape(values) -> tuple | None:
+    """Which values are expressions, and which ones (their identity): None where a
+    value is plain. None for the whole row when an expression cannot be told apart."""
+    try:
+        return tuple(
+            (type(v), v.identity) if hasattr(v, "resolve_expression") else None for v in values
+        )
+    except (AttributeError, TypeError):
+        return None
+
+
+def _layout(compiler, fields, values, params) -> list | None:
+    """For each field, None when its value is plain (one placeholder, one parameter:
+    its get_db_prep_save) or the parameters its expression compiles to; None when the
+    fields' parts do not add up to the compiled statement's parameters."""
+    layout, seen = [], []
+    for field, value in zip(fields, values, strict=True):
+        prepared = compiler.prepare_value(field, value)
+        placeholder, part = compiler.field_as_sql(
+            field, getattr(field, "get_placeholder", None), prepared
+        )
+        plain = not hasattr(value, "resolve_expression")
+        if plain and (placeholder != "%s" or len(part) != 1):
+            return None
+        layout.append(None if plain else tuple(part))
+        seen.extend(part)
+    return layout if seen == list(params) else None
 
 
 _TARGETS: dict = {}

@@ -48,6 +48,17 @@ FINGERPRINTS = {
         "core/fast_insert.py",
         "497ecc56a0916746",
     ),
+    # core/fast_insert.py: a statement of a shape seen before reuses its text and
+    # computes each plain value's parameter as the compiler does for one field.
+    "django.db.models.sql.compiler.SQLInsertCompiler.prepare_value": (
+        "core/fast_insert.py",
+        "2e49a07e78afaae1",
+    ),
+    "django.db.models.sql.compiler.SQLInsertCompiler.field_as_sql": (
+        "core/fast_insert.py",
+        "505120b18cf35c28",
+    ),
+    "django.db.models.expressions.Expression.identity": ("core/fast_insert.py", "bc2309137660fb94"),
     "django.db.models.constraints.UniqueConstraint._get_condition_sql": (
         "core/fast_insert.py",
         "8bb55776c567b197",
@@ -218,9 +229,22 @@ def test_insert_unless_held_writes_what_save_writes():
     assert (
         fast.created_at is not None and fast.created_at == Order.objects.get(pk=fast.pk).created_at
     )
+    # a second row of the same shape reuses the statement's text (its own values bound)
+    again = Order(**{**values, "id": uuid.uuid4(), "amount": Decimal("703.00")})
+    assert insert_unless_held(again, held_by=SLOT_CONSTRAINT)
+    assert again.created_at == Order.objects.get(pk=again.pk).created_at
     fields = [f.attname for f in Order._meta.concrete_fields if f.attname not in skip]
-    rows = [Order.objects.filter(pk=o.pk).values(*fields).get() for o in (fast, saved)]
-    assert rows[0] == rows[1]
+    rows = [Order.objects.filter(pk=o.pk).values(*fields).get() for o in (fast, saved, again)]
+    assert rows[0] == rows[1] == rows[2]
+    assert [Order.objects.get(pk=o.pk).amount for o in (fast, saved, again)] == [
+        Decimal("701.00"),
+        Decimal("702.00"),
+        Decimal("703.00"),
+    ]
+    # held: the same (requisite, amount) again is skipped, on the reused statement too
+    held = Order(**{**values, "id": uuid.uuid4(), "amount": Decimal("703.00")})
+    assert not insert_unless_held(held, held_by=SLOT_CONSTRAINT)
+    assert not Order.objects.filter(pk=held.pk).exists()
 
 
 @pytest.mark.django_db
