@@ -10,16 +10,24 @@ from .models import Order, OrderStatus
 
 
 def order_act_audited(
-    *, service, order_id, actor: str, actor_kind: str, actor_id, action: str, request
+    *,
+    service,
+    order_id,
+    actor: str,
+    actor_kind: str,
+    actor_id,
+    action: str,
+    request,
+    savepoint: bool = True,
 ) -> Order:
     """`service(order_id=..., actor=...)` and its entry. A refusal writes no entry and
     is raised once the transaction is over, so what the service kept on refusing
     (an overdue order expires instead) stays, as without the log."""
     refused = None
-    # No savepoint of its own inside a caller's transaction (a device's notification):
-    # a refusal is caught in here, after the service's own block has taken back what
-    # it wrote, and any other error fails the caller's transaction as a whole.
-    with transaction.atomic(savepoint=False):
+    # `savepoint` off: a caller whose transaction fails whole on any error (a device's
+    # notification) spares the round trips; a refusal is still caught in here, after
+    # the service's own block has taken back what it wrote.
+    with transaction.atomic(savepoint=savepoint):
         try:
             order = service(order_id=order_id, actor=actor)
         except ServiceError as error:

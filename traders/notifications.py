@@ -145,6 +145,8 @@ def _complete(notification: BankNotification, device: Device) -> None:
             actor_id=device.pk,
             action="order.confirm",
             request=None,
+            # inside the notification's transaction, which any other error undoes whole
+            savepoint=False,
         )
     except OrderNotPending:  # closed (or just expired) since it was found
         notification.status, notification.order = NotificationStatus.UNMATCHED, None
