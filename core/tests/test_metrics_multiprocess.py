@@ -20,6 +20,13 @@ for _ in range({n}):
 metrics.webhook_delivery_attempted(state="delivered")
 """
 
+OPEN_DATABASE = """
+import django
+django.setup()
+from django.db import connection
+connection.ensure_connection()
+"""
+
 SCRAPE = """
 import django
 django.setup()
@@ -51,6 +58,11 @@ def test_counts_from_two_processes_add_up_in_one_scrape(tmp_path):
         "VAR_DIR": str(tmp_path / "var"),
         "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
     }
+    # The embedded database made first, by one process, as `make run`'s migrate does:
+    # two processes opening a new SQLite file at once may both try to switch it to WAL
+    # and one is told "database is locked".
+    if not env.get("DATABASE_URL"):
+        _run(OPEN_DATABASE, env)
     first = subprocess.Popen([sys.executable, "-c", COUNT.format(n=3)], cwd=ROOT, env=env)
     second = subprocess.Popen([sys.executable, "-c", COUNT.format(n=4)], cwd=ROOT, env=env)
     assert first.wait(timeout=120) == 0
