@@ -87,14 +87,14 @@ def row_change_made(lookup: dict, *, made_on_first_use: bool, **change) -> tuple
     """`row_change`, making a trader's or the platform's row first when it has none.
 
     When the UPDATE matched nothing, the row may be missing, or (the condition aside)
-    another transaction may have made and committed it since: either way the change is
+    another transaction may have made and committed it since: either way it is made
+    unless it exists (`account_ensure` leaves one that does alone) and the change is
     tried once more, on the row that now exists."""
     changed = row_change(lookup, **change)
     if changed is None and made_on_first_use:
-        if not Balance.objects.filter(**lookup).exists():
-            account_ensure(
-                trader_id=lookup.get("trader_id"),
-                platform=lookup["sandbox"] if lookup.get("kind") == AccountKind.PLATFORM else None,
-            )
+        account_ensure(
+            trader_id=lookup.get("trader_id"),
+            platform=lookup["sandbox"] if lookup.get("kind") == AccountKind.PLATFORM else None,
+        )
         changed = row_change(lookup, **change)
     return changed

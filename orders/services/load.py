@@ -135,11 +135,10 @@ _MOVE = f"""
 def requisite_load_move(*, order: Order, status: str, previous: str) -> None:
     """Keep the requisite's figures right as `order` (locked) moves from `previous`
     to `status`. Runs in the transaction that writes the status."""
-    before = previous
-    if order.requisite_id is None or before == status:
+    if order.requisite_id is None or previous == status:
         return
-    leaves_pending = before == OrderStatus.PENDING
-    counted_before = before in (OrderStatus.PENDING, OrderStatus.COMPLETED)
+    leaves_pending = previous == OrderStatus.PENDING
+    counted_before = previous in (OrderStatus.PENDING, OrderStatus.COMPLETED)
     counted_after = status in (OrderStatus.PENDING, OrderStatus.COMPLETED)
     delta = order.amount * (int(counted_after) - int(counted_before))
     params = [int(leaves_pending), _day(utc_day(order.created_at)), _money(delta)]
