@@ -147,12 +147,14 @@ def create_order(client, method: str, client_order_id: str, amount: str):
 
 def creation_sql(method: str) -> str:
     """The statements one order creation sends (after a first creation has warmed the
-    process and stamped the key's last use), each as PostgreSQL receives it and whether
-    it ran inside the creation's transaction; the values a replay must make fresh; and
+    process and stamped the key's last use), each as PostgreSQL receives it, whether
+    it ran inside the creation's transaction and, for a statement the service prepares,
+    its text and parameters; the values a replay must make fresh; and
     the method's requisites, among which a replay spreads its orders as the matcher does."""
     from django.db import connection
     from django.test import Client
 
+    from core.prepared import preparing_cursor_class
     from orders.models import Order, Requisite
     from webhooks.models import WebhookEvent
 
@@ -161,9 +163,15 @@ def creation_sql(method: str) -> str:
     statements = []
 
     def capture(execute, sql, params, many, context):
-        statements.append(
-            {"atomic": connection.in_atomic_block, "sql": connection.ops.compose_sql(sql, params)}
-        )
+        statement = {
+            "atomic": connection.in_atomic_block,
+            "sql": connection.ops.compose_sql(sql, params),
+        }
+        if isinstance(context["cursor"].cursor, preparing_cursor_class()):
+            # Prepared by the service (core.prepared): replayed prepared, with its
+            # parameters bound on the server.
+            statement["prepared"] = {"sql": sql, "params": [str(p) for p in params]}
+        statements.append(statement)
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(capture):

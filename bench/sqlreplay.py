@@ -7,6 +7,7 @@ import json
 import random
 import time
 import uuid
+from contextlib import nullcontext
 
 import psycopg
 
@@ -20,26 +21,39 @@ class Creation:
     order's and its event's ids, the client's order id, the amount, the requisite) is
     a marker. Statements that ran inside the creation's transaction are replayed in one
     BEGIN ... COMMIT, the others (the API key read, the method read) each on its own,
-    as Django sent them."""
+    as Django sent them. A statement the service prepares (core.prepared) is replayed
+    prepared, its parameters bound on the server; the others as literal text."""
 
     def __init__(self, captured: dict):
-        self.values = list(captured["values"])
+        self.values = captured["values"]
         self.requisites = captured["requisites"]
-        self.groups: list[tuple[bool, list[str]]] = []
+        self.groups: list[tuple[bool, list]] = []
         for statement in captured["statements"]:
-            sql = statement["sql"]
-            for name, value in captured["values"].items():
-                sql = sql.replace(value, f"@@{name}@@")
-            if self.groups and self.groups[-1][0] == statement["atomic"]:
-                self.groups[-1][1].append(sql)
+            if "prepared" in statement:
+                entry = (
+                    statement["prepared"]["sql"],
+                    [self._marked(p) for p in statement["prepared"]["params"]],
+                )
             else:
-                self.groups.append((statement["atomic"], [sql]))
+                entry = (self._marked(statement["sql"]), None)
+            if self.groups and self.groups[-1][0] == statement["atomic"]:
+                self.groups[-1][1].append(entry)
+            else:
+                self.groups.append((statement["atomic"], [entry]))
         self.statements = len(captured["statements"])
         self.sent = 0
         self.random = random.Random(16)
 
-    def fresh(self) -> list[tuple[bool, list[str]]]:
-        """One creation's statements with values no other replay used."""
+    def _marked(self, text: str) -> str:
+        for name, value in self.values.items():
+            text = text.replace(value, f"@@{name}@@")
+            if name.endswith("_hex"):  # a parameter carries the id with its dashes
+                text = text.replace(str(uuid.UUID(value)), f"@@{name}@@")
+        return text
+
+    def fresh(self) -> list[tuple[bool, list]]:
+        """One creation's statements with values no other replay used: (atomic, [(sql,
+        params or None for literal text)])."""
         self.sent += 1
         order = uuid.UUID(int=self.random.getrandbits(128), version=4)
         values = {
@@ -52,15 +66,22 @@ class Creation:
             "amount": f"{5000 + self.sent / 100:.2f}",
             "requisite_hex": self.random.choice(self.requisites),
         }
-        groups = []
-        for atomic, templates in self.groups:
-            statements = []
-            for sql in templates:
-                for name in self.values:
-                    sql = sql.replace(f"@@{name}@@", values[name])
-                statements.append(sql)
-            groups.append((atomic, statements))
-        return groups
+
+        def filled(text: str) -> str:
+            for name in self.values:
+                text = text.replace(f"@@{name}@@", values[name])
+            return text
+
+        return [
+            (
+                atomic,
+                [
+                    (filled(sql), None) if params is None else (sql, [filled(p) for p in params])
+                    for sql, params in entries
+                ],
+            )
+            for atomic, entries in self.groups
+        ]
 
 
 def capture(method_id: str) -> Creation:
@@ -71,7 +92,7 @@ async def replay_load(creation: Creation, concurrency: int, seconds: float) -> d
     """`concurrency` connections (opened before the clock starts), each replaying one
     creation after another; the same result shape as bench.load.load."""
     connections = [
-        await psycopg.AsyncConnection.connect(f"{PG}/{DB}", autocommit=True, prepare_threshold=None)
+        await psycopg.AsyncConnection.connect(f"{PG}/{DB}", autocommit=True)
         for _ in range(concurrency)
     ]
     latencies: list[float] = []
@@ -83,13 +104,12 @@ async def replay_load(creation: Creation, concurrency: int, seconds: float) -> d
             started = time.perf_counter()
             try:
                 for atomic, statements in creation.fresh():
-                    if atomic:
-                        async with connection.transaction():
-                            for sql in statements:
-                                await connection.execute(sql)
-                    else:
-                        for sql in statements:
-                            await connection.execute(sql)
+                    async with connection.transaction() if atomic else nullcontext():
+                        for sql, params in statements:
+                            if params is None:  # literal text, as Django sends it
+                                await connection.execute(sql, prepare=False)
+                            else:
+                                await connection.execute(sql, params, prepare=True)
             except psycopg.Error:
                 errors += 1
             latencies.append(time.perf_counter() - started)

@@ -5,7 +5,8 @@ client_order_id in one.
 The ORM spent more time building these two statements for each request than the
 database spends running them; here they are strings put together from the filters
 given, with values prepared by the fields themselves and rows converted by Django's
-own converters (SQLite keeps dates, decimals and ids as text). The page's rows are
+own converters (SQLite keeps dates, decimals and ids as text). Each filter's shape is
+one text, prepared once per connection (core.prepared). The page's rows are
 OrderRow tuples for render_rows. The cursor's keyset condition and the page's
 envelope come from core.pagination, as every list's do.
 """
@@ -21,6 +22,7 @@ from core.error_codes import ErrorCode
 from core.errors import NotFound
 from core.formats import parse_uuid
 from core.pagination import PageAsked, beyond_sql, keyset_page_body, numbered_page_body
+from core.prepared import prepared_cursor
 from finance.models import PaymentMethod, Terminal
 
 from .models import Order, shown_as_sql
@@ -162,7 +164,7 @@ def order_list_page(
         f"{_select()} WHERE {condition}"
         f" ORDER BY {keys[0]} {direction}, {keys[1]} {direction} LIMIT %s OFFSET %s"
     )
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         sql_rows.read_dates_plainly(cursor)
         cursor.execute(sql, [*params, size + 1, offset])
         rows = _convert(cursor.fetchall())
@@ -190,7 +192,7 @@ def orders_by_client_order_id(*, terminal: Terminal, client_order_id: str, size:
         f"{_select()} WHERE {_column('terminal')} = %s AND {_column('client_order_id')} = %s"
         f" ORDER BY {_column('created_at')} DESC, {_column('id')} DESC LIMIT %s"
     )
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         sql_rows.read_dates_plainly(cursor)
         cursor.execute(sql, [_prep("terminal", terminal.pk), client_order_id, size])
         return _convert(cursor.fetchall())

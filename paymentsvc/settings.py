@@ -108,6 +108,7 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------------
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
+DB_PREPARED_STATEMENTS = False  # PostgreSQL's alone (core/prepared.py)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers queue on the database lock instead of failing with "database is locked":
     # IMMEDIATE takes the write lock at BEGIN, WAL lets readers go on meanwhile.
@@ -122,11 +123,16 @@ else:
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     # Behind PgBouncer in transaction mode (docs/scale.md) a session is not ours from
     # one transaction to the next: no server-side cursors (they outlive a statement).
-    # Nothing else the service does keeps session state (advisory locks are the
+    # Nor prepared statements (core/prepared.py), which live in the session. Nothing
+    # else the service does keeps session state (advisory locks are the
     # transaction-scoped kind, and parameters are bound on the client).
-    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = env.bool(
-        "PGBOUNCER_TRANSACTION_MODE", default=False
-    )
+    _PGBOUNCER = env.bool("PGBOUNCER_TRANSACTION_MODE", default=False)
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = _PGBOUNCER
+    DB_PREPARED_STATEMENTS = not _PGBOUNCER
+    if DB_PREPARED_STATEMENTS:
+        # psycopg prepares nothing on its own (Django's cursors bind on the client);
+        # core.prepared's cursor asks for each of its statements.
+        DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 2**31 - 1
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Cache (rate limits) ----------------------------------------------------------

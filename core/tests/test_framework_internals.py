@@ -19,7 +19,7 @@ from django.db import connection
 from django.utils import timezone
 from rest_framework import serializers
 
-from core import memo, sql_rows
+from core import memo, prepared, sql_rows
 from core.fast_insert import insert_row, insert_unless_held
 from core.kept_fields import KeptFieldsSerializer
 
@@ -80,6 +80,29 @@ FINGERPRINTS = {
         "core/sql_rows.py",
         "b98320a954840389",
     ),
+    # core/prepared.py: a cursor opened as connection.cursor() opens one, of the
+    # backend's server-binding class, asking psycopg to prepare each statement.
+    "django.db.backends.base.base.BaseDatabaseWrapper._cursor": (
+        "core/prepared.py",
+        "bb632516d005185c",
+    ),
+    "django.db.backends.base.base.BaseDatabaseWrapper._prepare_cursor": (
+        "core/prepared.py",
+        "92079d0eed95d59d",
+    ),
+    "django.db.backends.base.base.BaseDatabaseWrapper.queries_logged": (
+        "core/prepared.py",
+        "d26da937d4e8595c",
+    ),
+    "django.db.backends.postgresql.base.DatabaseWrapper.create_cursor": (
+        "core/prepared.py",
+        "5309d92ffca3e871",
+    ),
+    "django.db.backends.postgresql.base.DatabaseWrapper.get_connection_params": (
+        "core/prepared.py",
+        "c3b08b880d604ccb",
+    ),
+    "psycopg._preparing.PrepareManager.get": ("core/prepared.py", "92bd487924222918"),
     # core/memo.py: kept rows as field values, rebuilt as instances.
     "django.db.models.base.Model.from_db": ("core/memo.py", "eba347895d11fa79"),
     "django.db.models.base.ModelStateFieldsCacheDescriptor": ("core/memo.py", "08e53b8b852f566f"),
@@ -289,3 +312,34 @@ def test_a_kept_row_is_rebuilt_as_it_was_read():
         (r.pk, r.min_amount, r.method.name) for r in ranges
     ]
     assert all(r._state.adding is False and r._state.db == "default" for r in again)
+
+
+@pytest.mark.django_db
+def test_a_prepared_cursor_reads_what_djangos_reads_and_is_planned_once():
+    """The same rows as Django's own cursor; on PostgreSQL the statement is prepared on
+    the connection and, after its first runs, run on the one generic plan it keeps."""
+    from finance.tests.factories import TerminalFactory
+
+    terminals = [TerminalFactory() for _ in range(3)]
+    sql = "SELECT id, name, created_at FROM finance_terminal WHERE id IN (%s, %s) ORDER BY id"
+    key = terminals[0]._meta.pk
+    params = [key.get_db_prep_value(t.pk, connection) for t in (terminals[0], terminals[2])]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        plain = cursor.fetchall()
+    for _ in range(8):
+        with prepared.prepared_cursor() as cursor:
+            cursor.execute(sql, params)
+            assert cursor.fetchall() == plain
+    assert len(plain) == 2
+    if not prepared.preparing():
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE statement LIKE %s",
+            ["SELECT id, name, created_at FROM finance_terminal WHERE id IN ($1, $2)%"],
+        )
+        ((generic, custom),) = cursor.fetchall()
+    assert custom + generic == 8
+    assert generic >= 1

@@ -27,6 +27,7 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from core.db import db_now
+from core.prepared import prepared_cursor
 from finance.models import AccountKind, Balance
 
 from ..models import Order, OrderStatus, Requisite, RequisiteLoad
@@ -94,7 +95,7 @@ def requisite_load_take(
     order."""
     day, money, key = _day(today), _money(amount), _key(requisite_id)
     take = [day, money, day, key, day, money, key, key]
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:  # planned once per connection (PostgreSQL)
         if freeze_on_trader is None:
             cursor.execute(_TAKE, take)
             return cursor.rowcount == 1, True

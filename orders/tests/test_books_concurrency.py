@@ -67,12 +67,13 @@ def _plan_nodes(plan: dict):
 
 
 def _probes_of_the_slice(
-    pending: int, *settings: str, stale: bool = False
+    pending: int, *settings: str, stale: bool = False, generic: bool = False
 ) -> tuple[list[dict], int]:
     """40 requisites of one method holding `pending` Pending Buys (amounts 1000, 1001,
     ... one per requisite in turn), analyzed (with `stale`: vacuumed and analyzed before
     they came, and without a user id, as statistics lag on a live system); the slice's
-    plan for ten candidate amounts:
+    plan for ten candidate amounts (with `generic`: the plan a prepared slice keeps,
+    made without its values, as core.prepared's statements run after their first few):
     the nodes that read the orders table, and the rows the slice returned."""
     method = PaymentMethodFactory()
     shop = TerminalFactory(methods=[method])
@@ -120,8 +121,17 @@ def _probes_of_the_slice(
     with connection.cursor() as cursor:
         for setting in settings:
             cursor.execute(f"SET LOCAL {setting}")
-        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", params)
+        if generic:
+            numbered = sql % tuple(f"${n}" for n in range(1, len(params) + 1))
+            cursor.execute(f"PREPARE probe_slice AS {numbered}")
+            cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+            values = ", ".join(["%s"] * len(params))
+            cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE probe_slice({values})", params)
+        else:
+            cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}", params)
         (plan,) = cursor.fetchone()
+        if generic:
+            cursor.execute("DEALLOCATE probe_slice")
     plan = json.loads(plan) if isinstance(plan, str) else plan
     probes = [
         node
@@ -142,6 +152,21 @@ def test_the_amount_check_probes_the_unique_index_whatever_the_pending_count():
         assert node["Index Name"] == matching.SLOT_CONSTRAINT, node
         assert node.get("Rows Removed by Filter", 0) == 0, node
         assert node.get("Rows Removed by Index Recheck", 0) == 0, node
+        assert node["Actual Rows"] <= 1, node
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not POSTGRES, reason="needs DATABASE_URL=postgres://…")
+@pytest.mark.django_db(transaction=True)  # VACUUM, for `stale`
+@pytest.mark.parametrize("stale", [False, True])
+def test_the_prepared_slices_generic_plan_probes_the_unique_index(stale):
+    """The slice is prepared (core.prepared), so after its first runs PostgreSQL keeps
+    one plan made without the amounts or the pending count: it probes the same index."""
+    probes, rows = _probes_of_the_slice(3000, stale=stale, generic=True)
+    assert rows == matching.CHUNK
+    for node in probes:
+        assert node["Index Name"] == matching.SLOT_CONSTRAINT, node
+        assert node.get("Rows Removed by Filter", 0) == 0, node
         assert node["Actual Rows"] <= 1, node
 
 
@@ -260,3 +285,29 @@ def test_closes_and_creations_sharing_a_merchant_a_trader_and_requisites_never_d
     assert results[:12] == ["Completed", "Completed", "Cancelled"] * 4
     assert results[12:] == ["Pending"] * 12
     assert ledger_check() == []
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not POSTGRES, reason="needs DATABASE_URL=postgres://…")
+@pytest.mark.django_db
+def test_creation_runs_the_slice_and_the_caps_prepared_on_a_generic_plan():
+    """Planning the slice cost more than running it: each connection prepares it once
+    (and the caps' UPDATE), and PostgreSQL settles on the generic plan."""
+    method = PaymentMethodFactory()
+    shop = TerminalFactory(methods=[method])
+    trader = TraderFactory(deposit="100000.00")
+    for _ in range(3):
+        RequisiteFactory(trader=trader, method=method)
+    for k in range(8):
+        buy_order(terminal=shop, method=method, amount=f"{500 + k}.00")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE statement LIKE %s OR statement LIKE %s",
+            ["%holds_0%", "%UPDATE orders_requisiteload SET%"],
+        )
+        found = cursor.fetchall()
+    assert len(found) == 2, found
+    for statement, generic, custom in found:
+        assert generic + custom == 8, statement
+        assert generic >= 1, statement

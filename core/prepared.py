@@ -1,0 +1,60 @@
+"""Statements PostgreSQL plans once per connection.
+
+Django binds parameters on the client, so PostgreSQL parses and plans every statement
+afresh. For most statements that costs little; for the matcher's slice (a UNION of
+joins with a probe per amount) planning took three times as long as running it, on
+every creation. A statement run through `prepared_cursor` is bound on the server and
+prepared once per connection (psycopg keeps the names); after its first few runs
+PostgreSQL keeps a generic plan and each later run only executes it.
+
+Only hand-written statements go through it, each with a fixed text per shape (the
+values always parameters), so a connection holds a handful of them. Behind PgBouncer
+in transaction mode (`PGBOUNCER_TRANSACTION_MODE`) a connection is not ours from one
+transaction to the next and nothing is prepared; on SQLite neither, nor where
+statements are logged.
+
+It leans on Django internals (how `connection.cursor()` opens and wraps a cursor, and
+the psycopg backend's server-binding cursor), fingerprinted in
+core/tests/test_framework_internals.py beside a test that the statement is prepared.
+"""
+
+import functools
+
+from django.conf import settings
+from django.db import connection
+
+
+def preparing() -> bool:
+    """Whether statements are prepared on this connection now: on PostgreSQL, unless
+    its statements are being logged (DEBUG, a test capturing them), where Django's own
+    cursor logs each one with its values (psycopg keeps no text of a prepared run)."""
+    return (
+        connection.vendor == "postgresql"
+        and settings.DB_PREPARED_STATEMENTS
+        and not connection.queries_logged
+    )
+
+
+@functools.cache
+def preparing_cursor_class():
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    class PreparingCursor(ServerBindingCursor):
+        """Django's server-binding cursor whose every statement is prepared."""
+
+        def execute(self, query, params=None, *, prepare=None, binary=None):
+            return super().execute(query, params, prepare=True, binary=binary)
+
+    return PreparingCursor
+
+
+def prepared_cursor():
+    """A cursor (Django's wrapper, with its execute wrappers and query logging) whose
+    statements PostgreSQL prepares; Django's own cursor where nothing is prepared."""
+    if not preparing():
+        return connection.cursor()
+    # As connection.cursor() opens one, with another cursor class.
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    with connection.wrap_database_errors:
+        return connection._prepare_cursor(preparing_cursor_class()(connection.connection))
