@@ -25,7 +25,12 @@ class CoreConfig(AppConfig):
     verbose_name = _("Service infrastructure")
 
     def ready(self):
-        from . import schema  # noqa: F401 - registers the OpenAPI authentication extensions
+        from . import (
+            connection_checks,
+            schema,  # noqa: F401 - registers the OpenAPI authentication extensions
+        )
+
+        connection_checks.connect()
 
         for directory in settings_dirs():
             Path(directory).mkdir(parents=True, exist_ok=True)

@@ -103,6 +103,16 @@ FINGERPRINTS = {
         "c3b08b880d604ccb",
     ),
     "psycopg._preparing.PrepareManager.get": ("core/prepared.py", "92bd487924222918"),
+    # core/connection_checks.py: Django's health check flag, reset at each request.
+    "django.db.backends.base.base.BaseDatabaseWrapper.close_if_health_check_failed": (
+        "core/connection_checks.py",
+        "f72eb45356f4a910",
+    ),
+    "django.db.backends.base.base.BaseDatabaseWrapper.close_if_unusable_or_obsolete": (
+        "core/connection_checks.py",
+        "9e0690a760eb710d",
+    ),
+    "django.db.close_old_connections": ("core/connection_checks.py", "c352dd45e8333c97"),
     # core/memo.py: kept rows as field values, rebuilt as instances.
     "django.db.models.base.Model.from_db": ("core/memo.py", "eba347895d11fa79"),
     "django.db.models.base.ModelStateFieldsCacheDescriptor": ("core/memo.py", "08e53b8b852f566f"),
