@@ -74,6 +74,14 @@ def settle_orders() -> None:
     """
     psql(sql)
     loads_recount()
+    # What autovacuum does on a live system (this machine's server runs without it):
+    # the rows every creation updates (a trader's balance, a requisite's load row) and
+    # the orders just settled are vacuumed, and their statistics follow the tables'
+    # growth. Without it a plan made while the orders table was nearly empty (a
+    # sequential read of it for the "holds this amount" probe) stays in a connection's
+    # prepared slice until the connection is renewed (CONN_MAX_AGE), and creation
+    # slows round after round.
+    psql("VACUUM ANALYZE orders_order, orders_requisiteload, finance_balance")
 
 
 def loads_recount() -> None:
