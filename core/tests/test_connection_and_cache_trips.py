@@ -3,26 +3,35 @@ has rested, and a version counter raised in one trip to Redis."""
 
 import pytest
 from django.core.cache import cache, caches
-from django.core.signals import request_finished, request_started
-from django.db import connection
+from django.db import connection, connections
 from django.test import Client
 
 from core import connection_checks
 from core.cache import RedisCache
 
 
-def _request_cycle():
-    """What Django's handler sends around one request: finished, then the next started."""
-    request_finished.send(sender=None)
-    request_started.send(sender=None)
+def _next_request(*, errors: bool = False) -> bool:
+    """One request ends and the next one's first statement is about to go: whether the
+    connection is then taken without Django's SELECT 1."""
+    connection.errors_occurred = errors
+    try:
+        connection_checks._ended()
+        connection.health_check_done = False  # what Django leaves at a request's start
+        return connection_checks.checked_unless_fresh(connection)
+    finally:
+        connection.errors_occurred = False
 
 
 @pytest.mark.django_db
-def test_a_connection_used_a_moment_ago_is_not_checked_again(settings):
-    settings.DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+def test_the_check_before_a_requests_first_statement_is_ours():
     connection.ensure_connection()
-    connection.health_check_enabled = True
-    _request_cycle()
+    assert "close_if_health_check_failed" in connections["default"].__dict__
+
+
+@pytest.mark.django_db
+def test_a_connection_used_a_moment_ago_is_not_checked_again():
+    connection.ensure_connection()
+    assert _next_request()
     assert connection.health_check_done  # no SELECT 1 before this request's first statement
 
 
@@ -30,20 +39,15 @@ def test_a_connection_used_a_moment_ago_is_not_checked_again(settings):
 def test_a_rested_connection_is_checked_as_django_checks_it(monkeypatch):
     connection.ensure_connection()
     monkeypatch.setattr(connection_checks, "RESTED_SECONDS", 0.0)
-    _request_cycle()
-    assert not connection.health_check_done  # Django's own check runs at the first cursor
+    assert not _next_request()
+    assert not connection.health_check_done  # Django's own check runs
 
 
 @pytest.mark.django_db
 def test_a_connection_with_an_error_is_left_to_djangos_check():
     connection.ensure_connection()
-    request_finished.send(sender=None)
-    connection.errors_occurred = True
-    try:
-        connection_checks._started()
-        assert not connection.health_check_done
-    finally:
-        connection.errors_occurred = False
+    assert not _next_request(errors=True)
+    assert not connection.health_check_done
 
 
 @pytest.mark.django_db
