@@ -1,7 +1,8 @@
 """Speed shortcuts for hand-written SELECTs that lean on Django and psycopg internals,
 kept in this one module: rows converted by the converters Django's SQL compiler would
-apply to the same values_list (SQLite keeps dates, decimals and ids as text), and
-psycopg's own timestamptz loader on a cursor that reads many dates.
+apply to the same values_list (SQLite keeps dates, decimals and ids as text), model
+instances built from a row as the ORM builds them, and psycopg's own timestamptz
+loader on a cursor that reads many dates.
 
 core/tests/test_framework_internals.py fails when the compiler or loader code these rely
 on changes, and checks that converted rows equal the ORM's for the same query.
@@ -55,3 +56,56 @@ def read_dates_plainly(cursor) -> None:
     """Make `cursor` (Django's, on PostgreSQL) read timestamptz with psycopg's loader."""
     if connection.vendor == "postgresql":
         cursor.cursor.adapters.register_loader("timestamptz", _plain_timestamptz_loader())
+
+
+# Model instances from a hand-written statement's row, as the ORM builds them from a
+# row it read itself (Model.from_db, each column through its converters). A hot lock
+# (the order a close locks, with its terminal and method) is one such statement:
+# building its query through the ORM took longer than running it.
+
+
+def columns(model, alias: str) -> str:
+    """The model's concrete columns, qualified by `alias`, in the order `from_row` reads
+    them."""
+    quote = connection.ops.quote_name
+    return ", ".join(f"{alias}.{quote(field.column)}" for field in model._meta.concrete_fields)
+
+
+def _converters(expression) -> list:
+    # As the ORM's compiler gathers them for a selected column: the backend's, then
+    # the field's own (a JSONField's decoding, SQLite's UUIDs and decimals).
+    return connection.ops.get_db_converters(expression) + expression.get_db_converters(connection)
+
+
+def _reader(model) -> tuple[list[str], list]:
+    """The model's attribute names and, per column, its converters on this connection
+    (kept on the connection: converters may be bound to its operations)."""
+    readers = connection.__dict__.setdefault("_row_readers", {})
+    reader = readers.get(model)
+    if reader is None:
+        fields = model._meta.concrete_fields
+        table = model._meta.db_table
+        reader = readers[model] = (
+            [field.attname for field in fields],
+            [(col, _converters(col)) for col in (field.get_col(table) for field in fields)],
+        )
+    return reader
+
+
+def convert_value(expression, value):
+    """One value of `expression` (a column or an annotation) as the ORM would read it."""
+    for converter in _converters(expression):
+        value = converter(value, expression, connection)
+    return value
+
+
+def from_row(model, values):
+    """A `model` instance from its columns' values, as `columns(model, ...)` selects
+    them: what the ORM's `from_db` makes of a row it read itself."""
+    names, readers = _reader(model)
+    converted = []
+    for value, (col, converters) in zip(values, readers, strict=True):
+        for converter in converters:
+            value = converter(value, col, connection)
+        converted.append(value)
+    return model.from_db(connection.alias, names, converted)

@@ -1,15 +1,18 @@
 """Devices: adding one (its token shown once), binding requisites, removal, being heard
 from. The cabinet, the admin and the device API call these."""
 
+import functools
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from audit.models import ActorKind
 from audit.services import audit_record, request_actor
 from core.errors import InvalidRequest
 from core.keys import generate_key, hash_key
+from core.prepared import prepared_cursor
+from core.sql_rows import columns, from_row
 from orders.models import Requisite, Trader
 
 from .models import TOKEN_PREFIX, Device
@@ -62,17 +65,33 @@ def device_remove(*, device: Device) -> Device:
 
 
 def device_for_token(raw: str) -> Device | None:
-    """The active device whose token this is (its trader active too), or None."""
+    """The active device whose token this is (its trader active too), or None. Every
+    request of a device looks it up (a removed device is refused at once), so the
+    statement is written out and prepared once per connection (core.prepared)."""
     if not raw:
         return None
-    device = (
-        Device.objects.select_related("trader")
-        .filter(token_hash=hash_key(raw), revoked_at__isnull=True)
-        .first()
-    )
-    if device is None or not device.trader.is_active:
+    with prepared_cursor() as cursor:
+        cursor.execute(_device_sql(connection.vendor), [hash_key(raw)])
+        row = cursor.fetchone()
+    if row is None:
         return None
+    split = len(Device._meta.concrete_fields)
+    device = from_row(Device, row[:split])
+    trader = from_row(Trader, row[split:])
+    if not trader.is_active:
+        return None
+    Device.trader.field.set_cached_value(device, trader)
     return device
+
+
+@functools.cache
+def _device_sql(vendor: str) -> str:
+    # as Device.objects.select_related("trader").filter(token_hash=..., revoked_at=None)
+    return (
+        f"SELECT {columns(Device, 'd')}, {columns(Trader, 't')} "
+        f"FROM {Device._meta.db_table} d JOIN {Trader._meta.db_table} t ON t.id = d.trader_id "
+        "WHERE d.token_hash = %s AND d.revoked_at IS NULL"
+    )
 
 
 def device_seen(*, device: Device, always: bool = False) -> Device:

@@ -15,22 +15,24 @@ completion: a retry of the same (device, id) waits on the unique constraint and 
 finds the first row, so an order is never completed twice and every retry gets the
 first answer."""
 
+import functools
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils.translation import gettext as _
 
 from audit.models import ActorKind
 from audit.services import audit_record
-from core.db import DbNow
+from core.db import db_now_sql
 from core.error_codes import ErrorCode
 from core.errors import InvalidRequest, NotFound
 from core.formats import parse_uuid
-from finance.models import Side
+from core.prepared import prepared_cursor
+from finance.models import PaymentMethod, Side
 from orders.audited import order_act_audited
-from orders.models import Order, OrderStatus
+from orders.models import Order, Requisite
 from orders.services import OrderNotPending, order_confirm
 
 from .models import BankNotification, Device, NotificationStatus
@@ -108,29 +110,57 @@ def _first_of(device: Device, external_id: str) -> BankNotification | None:
     return BankNotification.objects.filter(device=device, external_id=external_id).first()
 
 
+ORDERS = Order._meta.db_table
+REQUISITES = Requisite._meta.db_table
+DEVICE_REQUISITES = Device.requisites.through._meta.db_table
+METHODS = PaymentMethod._meta.db_table
+
+# One statement, prepared once per connection (core.prepared): planning it and
+# building two ORM queries cost more than running it. Status and side are written
+# into the text, not bound, so that even a generic plan can prove the partial unique
+# index's condition and probe it by (requisite, amount).
+_MATCH = """
+    SELECT o.id FROM {orders} o
+    WHERE o.requisite_id IN (
+        SELECT dr.requisite_id FROM {device_requisites} dr
+        JOIN {requisites} r ON r.id = dr.requisite_id{bank_join}
+        WHERE dr.device_id = %s AND r.trader_id = %s{bank_match})
+      AND o.amount = %s AND o.status = 'Pending' AND o.side = 'Buy'
+      AND o.trader_id = %s AND o.livemode = %s AND o.expires_at > {now}
+    LIMIT 2
+"""
+
+
+@functools.cache
+def _match_sql(by_bank: bool, now: str) -> str:
+    return _MATCH.format(
+        orders=ORDERS,
+        device_requisites=DEVICE_REQUISITES,
+        requisites=REQUISITES,
+        bank_join=f" JOIN {METHODS} m ON m.id = r.method_id" if by_bank else "",
+        bank_match=" AND m.nspk_code = %s" if by_bank else "",
+        now=now,
+    )
+
+
 def matching_orders(*, device: Device, amount: Decimal | None, bank: str | None) -> list:
     """The ids of the Pending, not overdue Buy orders of exactly `amount` on the
     device's requisites (of `bank` when it is named), of the device's trader and its
     mode (live or sandbox); at most two, which is enough to tell one from many."""
     if amount is None:
         return []
-    requisites = device.requisites.filter(trader_id=device.trader_id)
+    trader = Requisite._meta.get_field("trader").get_db_prep_value(device.trader_id, connection)
+    params = [Device._meta.pk.get_db_prep_value(device.pk, connection), trader]
     if bank:
-        requisites = requisites.filter(method__nspk_code=bank)
-    requisite_ids = list(requisites.values_list("pk", flat=True))
-    if not requisite_ids:
-        return []
-    return list(
-        Order.objects.filter(
-            requisite_id__in=requisite_ids,
-            amount=amount,
-            status=OrderStatus.PENDING,
-            side=Side.BUY,
-            trader_id=device.trader_id,
-            livemode=device.trader.livemode,
-            expires_at__gt=DbNow(),
-        ).values_list("pk", flat=True)[:2]
-    )
+        params.append(bank)
+    params += [
+        Order._meta.get_field("amount").get_db_prep_value(amount, connection),
+        trader,
+        device.trader.livemode,
+    ]
+    with prepared_cursor() as cursor:
+        cursor.execute(_match_sql(bool(bank), db_now_sql()), params)
+        return [Order._meta.pk.to_python(row[0]) for row in cursor.fetchall()]
 
 
 def _complete(notification: BankNotification, device: Device) -> None:
@@ -138,7 +168,9 @@ def _complete(notification: BankNotification, device: Device) -> None:
     device) in the same transaction."""
     try:
         notification.order = order_act_audited(
-            service=order_confirm,
+            # no savepoint: a refusal before the close's first write (no longer
+            # Pending) is handled below; any other error fails the notification whole
+            service=functools.partial(order_confirm, savepoint=False),
             order_id=notification.order_id,
             actor=device_actor(device),
             actor_kind=ActorKind.DEVICE,

@@ -113,7 +113,8 @@ FINGERPRINTS = {
         "9e0690a760eb710d",
     ),
     "django.db.close_old_connections": ("core/connection_checks.py", "c352dd45e8333c97"),
-    # core/memo.py: kept rows as field values, rebuilt as instances.
+    # core/memo.py (kept rows as field values, rebuilt as instances) and
+    # core/sql_rows.py (instances from a written-out row).
     "django.db.models.base.Model.from_db": ("core/memo.py", "eba347895d11fa79"),
     "django.db.models.base.ModelStateFieldsCacheDescriptor": ("core/memo.py", "08e53b8b852f566f"),
 }
@@ -280,16 +281,14 @@ def test_insert_unless_held_writes_what_save_writes():
     assert not Order.objects.filter(pk=held.pk).exists()
 
 
-@pytest.mark.django_db
-def test_converted_rows_are_the_orms():
+def _an_order(**fields):
+    """An order written straight through the ORM, with its own terminal and method."""
     from finance.tests.factories import PaymentMethodFactory, TerminalFactory
     from orders.models import Order
-    from orders.render import OrderRow
 
-    terminal = TerminalFactory()
     method = PaymentMethodFactory()
-    Order.objects.create(
-        terminal=terminal,
+    return Order.objects.create(
+        terminal=TerminalFactory(),
         client_order_id="rows",
         side="Buy",
         method=method,
@@ -298,7 +297,16 @@ def test_converted_rows_are_the_orms():
         amount=Decimal("1000.00"),
         fee=Decimal("5.00"),
         fee_amount=Decimal("50.00"),
+        **fields,
     )
+
+
+@pytest.mark.django_db
+def test_converted_rows_are_the_orms():
+    from orders.models import Order
+    from orders.render import OrderRow
+
+    _an_order()
     columns = [c for c in OrderRow.COLUMNS if c != "db_clock"]
     orm = list(Order.objects.values_list(*columns))
     query = Order.objects.values_list(*columns)
@@ -308,6 +316,38 @@ def test_converted_rows_are_the_orms():
         cursor.execute(sql, params)
         raw = cursor.fetchall()
     assert sql_rows.convert(raw, sql_rows.converters_for(query)) == orm
+
+
+@pytest.mark.django_db
+def test_models_read_from_a_written_out_row_are_the_orms():
+    """Every field of an order, its terminal and a device (UUIDs, decimals, dates,
+    JSON, booleans, empty values) as the ORM reads them, on either database."""
+    from core.db import DbNow, db_now_sql
+    from finance.models import Terminal
+    from orders.models import Order
+    from orders.tests.factories import RequisiteFactory, TraderFactory
+    from traders.devices import device_add
+    from traders.models import Device
+
+    order = _an_order(webhook_url="https://shop.example/hook")
+    terminal = order.terminal
+    trader = TraderFactory()
+    device_add(trader=trader, name="Pixel", requisites=[RequisiteFactory(trader=trader)])
+    for model, pk in ((Order, order.pk), (Terminal, terminal.pk), (Device, None)):
+        orm = model.objects.get(pk=pk) if pk else model.objects.get()
+        sql = f"SELECT {sql_rows.columns(model, 'x')} FROM {model._meta.db_table} x WHERE x.id = %s"
+        with connection.cursor() as cursor:
+            cursor.execute(sql, [model._meta.pk.get_db_prep_value(orm.pk, connection)])
+            built = sql_rows.from_row(model, cursor.fetchone())
+        fields = model._meta.concrete_fields
+        assert [getattr(built, f.attname) for f in fields] == [
+            getattr(orm, f.attname) for f in fields
+        ]
+        assert (built._state.adding, built._state.db) == (False, "default")
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {db_now_sql()}", [])
+        now = sql_rows.convert_value(DbNow(), cursor.fetchone()[0])
+    assert abs(now - timezone.now()).total_seconds() < 60
 
 
 @pytest.mark.django_db

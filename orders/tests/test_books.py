@@ -8,18 +8,19 @@ pays 530.00 and earns 13.25 = -516.75, the platform keeps 26.50 - 13.25 = +13.25
 503.50 - 516.75 + 13.25 = 0.
 """
 
+import uuid
 from decimal import Decimal
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from core.errors import InsufficientFunds, InvalidRequest, NoAvailableTraders
+from core.errors import InsufficientFunds, InvalidRequest, NoAvailableTraders, NotFound
 from core.testing import ApiClient
 from finance.models import AccountKind, Balance, FeeRange, Transaction
 from finance.services import ledger_check
 from finance.tests.factories import TerminalFactory
-from orders.models import OrderStatus
+from orders.models import Order, OrderStatus
 from orders.services import order_cancel, order_confirm, order_expire_now
 from orders.tests.factories import (
     RequisiteFactory,
@@ -280,3 +281,35 @@ def test_the_reward_is_never_in_the_merchants_view(method, shop):
     body = ApiClient(shop.raw_key).get(f"/api/v1/order/{order.pk}").json()
     assert "reward" not in str(body)
     assert FeeRange.objects.filter(method=method, trader_reward_percent=D("2.5")).exists()
+
+
+def test_the_close_locks_and_reads_the_order_as_the_orm_reads_it(shop, method):
+    """The close's lock is written out (prepared once per connection): it reads the
+    order, its terminal and method, and the database's time, as the ORM's
+    select_for_update().select_related("terminal", "method").with_db_clock() does."""
+    from django.db import transaction
+
+    from orders.services.lifecycle import _lock
+
+    RequisiteFactory(method=method)
+    made = buy_order(terminal=shop, method=method, amount="1234.56")
+    with transaction.atomic():
+        locked = _lock(made.pk)
+        orm = (
+            Order.objects.select_for_update(of=("self",))
+            .select_related("terminal", "method")
+            .with_db_clock()
+            .get(pk=made.pk)
+        )
+    for got, want in ((locked, orm), (locked.terminal, orm.terminal), (locked.method, orm.method)):
+        fields = type(want)._meta.concrete_fields
+        assert [getattr(got, f.attname) for f in fields] == [
+            getattr(want, f.attname) for f in fields
+        ]
+    assert abs((locked.clock - orm.clock).total_seconds()) < 5
+    assert (
+        locked.seconds_left == orm.seconds_left or abs(locked.seconds_left - orm.seconds_left) <= 1
+    )
+    with pytest.raises(NotFound):
+        with transaction.atomic():
+            _lock(uuid.uuid4())

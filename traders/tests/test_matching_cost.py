@@ -8,9 +8,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core.db import db_now_sql
 from orders.models import Order
+from traders.notifications import _match_sql, matching_orders
 
-from .setup import ground, sber_sms, send
+from .setup import SBER, ground, sber_sms, send
 
 pytestmark = pytest.mark.django_db
 
@@ -34,16 +36,59 @@ def test_a_notifications_statements_do_not_grow_with_pending_orders():
     assert Order.objects.filter(status="Pending").count() == 60
     many = queries_for_one_notification(g.token, 2)
     assert len(many) == len(few)
-    probe = next(q for q in many if '"orders_order"' in q and "amount" in q)
-    assert '"orders_order"."amount" =' in probe
-    assert '"orders_order"."requisite_id" IN' in probe
+    probe = next(q for q in many if "orders_order o" in q)
+    assert "o.amount =" in probe
+    assert "o.requisite_id IN" in probe
+
+
+def _plan_nodes(plan: dict):
+    yield plan
+    for child in plan.get("Plans", ()):
+        yield from _plan_nodes(child)
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plans")
+@pytest.mark.parametrize("by_bank", [False, True], ids=["any bank", "named bank"])
+def test_the_prepared_matchs_generic_plan_probes_the_unique_index(by_bank):
+    """The match is prepared once per connection, so PostgreSQL soon runs one plan
+    made without the amount: with 300 Pending Buys on the device's requisite, that
+    plan reads the orders through the partial unique index on Pending Buy (requisite,
+    amount) by equality on both, a probe per requisite of the device, and filters
+    out no row."""
+    g = ground()
+    target = g.buy("777.00")
+    for cents in range(300):
+        g.buy(Decimal("1000.00") + Decimal(cents) / 100)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE orders_order")
+    sql = _match_sql(by_bank, db_now_sql())
+    params = [g.device.pk, g.trader.pk, *([SBER] if by_bank else []), Decimal("777.00")]
+    params += [g.trader.pk, g.trader.livemode]
+    numbered = sql
+    for n in range(1, len(params) + 1):
+        numbered = numbered.replace("%s", f"${n}", 1)
+    with connection.cursor() as cursor:
+        cursor.execute(f"PREPARE probe_match AS {numbered}")
+        cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+        values = ", ".join(["%s"] * len(params))
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE probe_match({values})", params)
+        plan = cursor.fetchone()[0][0]["Plan"]
+        cursor.execute("DEALLOCATE probe_match")
+    scans = [n for n in _plan_nodes(plan) if n.get("Relation Name") == "orders_order"]
+    assert len(scans) == 1, plan
+    assert scans[0]["Index Name"] == "order_pending_buy_requisite_amount_unique", plan
+    assert "amount" in scans[0]["Index Cond"] and "requisite_id" in scans[0]["Index Cond"]
+    assert scans[0].get("Rows Removed by Filter", 0) == 0, plan
+    # one probe per requisite of the device (two), the one order found
+    assert scans[0]["Actual Loops"] <= 2 and plan["Actual Rows"] == 1, plan
+    assert matching_orders(device=g.device, amount=Decimal("777.00"), bank=None) == [target.pk]
 
 
 def test_a_matched_notification_pays_no_lookup_and_one_savepoint():
     """A first delivery is told from a retry by the unique (device, id) constraint
-    alone, and the confirm inside the notification's transaction opens one savepoint
-    (the close's own, so a refused close leaves the notification kept), not one more
-    for its audit entry."""
+    alone, and the confirm inside the notification's transaction opens no savepoint:
+    the close raises its refusals before its first write (a refused close leaves the
+    notification kept), and its audit entry needs none either."""
     g = ground()
     order = g.buy("1234.00")
     with CaptureQueriesContext(connection) as captured:
@@ -56,5 +101,5 @@ def test_a_matched_notification_pays_no_lookup_and_one_savepoint():
         i for i, q in enumerate(sql) if q.startswith("SELECT") and '"traders_banknotification"' in q
     ]
     assert notification_reads == []
-    # the test's own transaction makes the notification's block a savepoint too
-    assert sum(q.startswith("SAVEPOINT") for q in sql) == 2
+    # the test's own transaction makes the notification's block a savepoint
+    assert sum(q.startswith("SAVEPOINT") for q in sql) == 1
