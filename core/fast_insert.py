@@ -2,7 +2,8 @@
 
 insert_row writes a new row as `Model.save(force_insert=True)` would, without the
 per-save machinery (signals it checks are not listened to, `_state`, the field's
-`pre_save` and `get_db_prep_save`). insert_unless_held writes it as save() would, but
+`pre_save` and `get_db_prep_save`); update_row writes chosen fields of a row as
+`Model.save(update_fields=...)` would, the same way. insert_unless_held writes it as save() would, but
 skips a row a unique index already holds (`ON CONFLICT DO NOTHING`; SQLite's
 `INSERT OR IGNORE`) where save() would raise: no savepoint is needed around it. Both
 rely on what `Model._save_table` / `_do_insert` and the insert compiler do for a plain
@@ -10,11 +11,12 @@ insert; core/tests/test_framework_internals.py fails when that Django code chang
 and checks that the rows written equal save()'s.
 """
 
-from django.db import connection
+from django.db import DatabaseError, connection
 from django.db.models.signals import post_save, pre_save
 from django.db.models.sql import InsertQuery
 
 _INSERTS: dict = {}
+_UPDATES: dict = {}
 
 
 def insert_row(obj) -> None:
@@ -53,6 +55,46 @@ def insert_row(obj) -> None:
             obj.pk = cursor.fetchone()[0]
     obj._state.adding = False
     obj._state.db = connection.alias
+
+
+def update_row(obj, fields: list[str]) -> None:
+    """UPDATE `fields` of `obj` as `obj.save(update_fields=fields)` does (an auto_now
+    field among them stamped as save() stamps it, post_save sent as save() sends it;
+    DatabaseError when no row has the key), without the rest of the per-save
+    machinery: for the order a close writes. With pre_save receivers, or a value the
+    database computes, save() as usual."""
+    model = type(obj)
+    if pre_save.has_listeners(model) or _computed(obj):
+        obj.save(update_fields=fields)
+        return
+    meta = model._meta
+    key = (model, tuple(fields), connection.vendor)
+    known = _UPDATES.get(key)
+    if known is None:
+        chosen = [meta.get_field(name) for name in fields]
+        quote = connection.ops.quote_name
+        sql = (
+            f"UPDATE {quote(meta.db_table)}"
+            f" SET {', '.join(f'{quote(f.column)} = %s' for f in chosen)}"
+            f" WHERE {quote(meta.pk.column)} = %s"
+        )
+        known = _UPDATES[key] = (chosen, sql)
+    chosen, sql = known
+    values = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in chosen]
+    values.append(meta.pk.get_db_prep_value(obj.pk, connection))
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+        if cursor.rowcount == 0:
+            raise DatabaseError("Save with update_fields did not affect any rows.")
+    if post_save.has_listeners(model):
+        post_save.send(
+            sender=model,
+            instance=obj,
+            created=False,
+            update_fields=frozenset(fields),
+            raw=False,
+            using=connection.alias,
+        )
 
 
 def _computed(obj) -> bool:

@@ -28,6 +28,7 @@ from audit.services import audit_record
 from core.db import db_now_sql
 from core.error_codes import ErrorCode
 from core.errors import InvalidRequest, NotFound
+from core.fast_insert import insert_row
 from core.formats import parse_uuid
 from core.prepared import prepared_cursor
 from finance.models import PaymentMethod, Side
@@ -75,7 +76,7 @@ def notification_receive(
             status = _status_for(payment, found)
             # Written first (with the order it is about to complete): a retry of the same
             # id waits on the unique constraint here until this transaction ends.
-            notification = BankNotification.objects.create(
+            notification = BankNotification(
                 device=device,
                 external_id=external_id,
                 source=source,
@@ -88,6 +89,7 @@ def notification_receive(
                 status=status,
                 order_id=found[0] if status == NotificationStatus.MATCHED else None,
             )
+            insert_row(notification)
             if status == NotificationStatus.MATCHED:
                 _complete(notification, device)
     except IntegrityError:

@@ -20,7 +20,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from core import memo, prepared, sql_rows
-from core.fast_insert import insert_row, insert_unless_held
+from core.fast_insert import insert_row, insert_unless_held, update_row
 from core.kept_fields import KeptFieldsSerializer
 
 # dotted path -> (the module that relies on it, fingerprint of its source)
@@ -216,6 +216,48 @@ def test_insert_row_writes_what_save_writes():
 
 
 @pytest.mark.django_db
+def test_update_row_writes_what_save_writes():
+    """Two orders closed alike, one through update_row, one through save(update_fields):
+    the same row (updated_at stamped by either, as auto_now does) and the same
+    post_save; a key no row has raises as save() raises."""
+    from django.db import DatabaseError
+    from django.db.models.signals import post_save
+
+    from orders.models import Order
+    from orders.services.lifecycle import CLOSE_FIELDS
+
+    fast, saved = _an_order(), _an_order(client_order_id="rows-2")
+    stamped_before = fast.updated_at
+    for order in (fast, saved):
+        order.status, order.paid_amount, order.trader_reward = "Completed", Decimal("999.99"), 1
+        order.closed_at, order.closed_by, order.event_sequence = timezone.now(), "test", 7
+    heard = []
+
+    def hear(sender, instance, created, update_fields, **kwargs):
+        heard.append((sender, instance.pk, created, update_fields))
+
+    post_save.connect(hear, sender=Order, weak=False)
+    try:
+        update_row(fast, CLOSE_FIELDS)
+        saved.save(update_fields=CLOSE_FIELDS)
+    finally:
+        post_save.disconnect(hear, sender=Order)
+    assert heard == [(Order, o.pk, False, frozenset(CLOSE_FIELDS)) for o in (fast, saved)]
+    assert fast.updated_at > stamped_before
+    skip = {"id", "client_order_id", "created_at", "updated_at", "closed_at", "expires_at"}
+    skip |= {"terminal_id", "method_id", "initial_method_id"}  # each order its own
+    fields = [f.attname for f in Order._meta.concrete_fields if f.attname not in skip]
+    rows = [Order.objects.filter(pk=o.pk).values(*fields).get() for o in (fast, saved)]
+    assert rows[0] == rows[1]
+    assert rows[0]["status"] == "Completed" and rows[0]["event_sequence"] == 7
+    fresh = Order.objects.get(pk=fast.pk)
+    assert (fresh.updated_at, fresh.closed_at) == (fast.updated_at, fast.closed_at)
+    fast.pk = uuid.uuid4()
+    with pytest.raises(DatabaseError):
+        update_row(fast, CLOSE_FIELDS)
+
+
+@pytest.mark.django_db
 def test_insert_row_numbers_a_row_as_save_does():
     from audit.models import AuditEntry
 
@@ -287,9 +329,9 @@ def _an_order(**fields):
     from orders.models import Order
 
     method = PaymentMethodFactory()
+    fields.setdefault("client_order_id", "rows")
     return Order.objects.create(
         terminal=TerminalFactory(),
-        client_order_id="rows",
         side="Buy",
         method=method,
         initial_method=method,

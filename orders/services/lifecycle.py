@@ -21,6 +21,7 @@ from core import metrics
 from core.db import DbNow, db_now_sql
 from core.error_codes import ErrorCode
 from core.errors import Conflict, InvalidRequest, NotFound, ServiceError
+from core.fast_insert import update_row
 from core.money import fee_for, quantize_money
 from core.prepared import prepared_cursor
 from core.sql_rows import columns, convert_value, from_row
@@ -134,6 +135,18 @@ _EVENT_FOR_STATUS = {
 }
 
 
+CLOSE_FIELDS = [
+    "status",
+    "paid_amount",
+    "fee_amount",
+    "trader_reward",
+    "closed_at",
+    "closed_by",
+    "event_sequence",
+    "updated_at",
+]
+
+
 def _settle(order: Order, status: str, *, actor: str, credit_description: str) -> Order:
     """The one way an order closes (locked, transition already checked): write the
     status and record its event, then, in the lock order, keep the requisite's figures
@@ -156,18 +169,7 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
     order.closed_at = order.clock
     order.closed_by = actor
     order.event_sequence += 1  # the event below, written in the same UPDATE
-    order.save(
-        update_fields=[
-            "status",
-            "paid_amount",
-            "fee_amount",
-            "trader_reward",
-            "closed_at",
-            "closed_by",
-            "event_sequence",
-            "updated_at",
-        ]
-    )
+    update_row(order, CLOSE_FIELDS)
     metrics.order_transitioned(to=status, actor=actor)
     emit_event(order, _EVENT_FOR_STATUS[status], actor=actor)
     # The rows many closes share, in the lock order, each held from here to COMMIT:

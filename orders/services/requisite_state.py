@@ -5,13 +5,14 @@ after `auto_disable_after` orders in a row ended Expired by the clock.
 on what an operator switched off; switching on starts the count of expiries again.
 """
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 
 from audit.models import ActorKind
 from audit.services import audit_record, request_actor
 from core.error_codes import ErrorCode
 from core.errors import Conflict, NotFound
+from core.prepared import prepared_cursor
 
 from ..models import OrderStatus, Requisite, RequisiteDisabledReason
 
@@ -74,6 +75,12 @@ def requisite_switch(*, requisite_id, on: bool, by_operator: bool, trader_id=Non
     return requisite
 
 
+_RUN_ENDED = (
+    f"UPDATE {Requisite._meta.db_table} SET expired_in_a_row = 0"
+    " WHERE id = %s AND expired_in_a_row > 0"
+)
+
+
 def requisite_count_close(*, requisite_id, status: str, actor: str) -> None:
     """In the transaction that closes an order on the requisite: an expiry by the
     clock adds one to the requisite's run of expiries (and switches it off when the
@@ -81,10 +88,15 @@ def requisite_count_close(*, requisite_id, status: str, actor: str) -> None:
     What a sandbox simulation does neither counts nor ends it."""
     if requisite_id is None or actor == SIMULATION_ACTOR:
         return
-    row = Requisite.objects.filter(pk=requisite_id)
     if status != OrderStatus.EXPIRED:
-        row.filter(expired_in_a_row__gt=0).update(expired_in_a_row=0)
-    elif actor == CLOCK_EXPIRY_ACTOR:
+        # every close but an expiry: written out and prepared once per connection
+        with prepared_cursor() as cursor:
+            cursor.execute(
+                _RUN_ENDED, [Requisite._meta.pk.get_db_prep_value(requisite_id, connection)]
+            )
+        return
+    row = Requisite.objects.filter(pk=requisite_id)
+    if actor == CLOCK_EXPIRY_ACTOR:
         row.update(expired_in_a_row=F("expired_in_a_row") + 1)
         row.filter(
             is_active=True,
