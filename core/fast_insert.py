@@ -31,23 +31,7 @@ def insert_row(obj) -> None:
         obj.save(force_insert=True)
         return
     numbered = obj.pk is None
-    key = (model, numbered, connection.vendor)
-    known = _INSERTS.get(key)
-    if known is None:
-        meta = model._meta
-        fields = [f for f in meta.local_concrete_fields if not (numbered and f is meta.pk)]
-        quote = connection.ops.quote_name
-        sql = (
-            f"INSERT INTO {quote(meta.db_table)}"
-            f" ({', '.join(quote(f.column) for f in fields)})"
-            f" VALUES ({', '.join(['%s'] * len(fields))})"
-        )
-        if numbered:
-            # PostgreSQL and SQLite (3.35 and later, as Django's backends need) both
-            # return the number they gave
-            sql += f" RETURNING {quote(meta.pk.column)}"
-        known = _INSERTS[key] = (fields, sql)
-    fields, sql = known
+    fields, sql = _insert_sql(model, numbered, 1)
     values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
     with connection.cursor() as cursor:
         cursor.execute(sql, values)
@@ -55,6 +39,47 @@ def insert_row(obj) -> None:
             obj.pk = cursor.fetchone()[0]
     obj._state.adding = False
     obj._state.db = connection.alias
+
+
+def insert_rows(objs: list) -> None:
+    """INSERT new rows of one model, each with its key already set (a UUID), in one
+    statement, as `Model.objects.bulk_create(objs)` writes them (which sends no save
+    signals either), without the ORM building that statement: for the ledger's rows
+    of one movement. A value the database computes goes through bulk_create."""
+    model = type(objs[0])
+    if any(obj.pk is None or _computed(obj) for obj in objs):
+        model.objects.bulk_create(objs)
+        return
+    fields, sql = _insert_sql(model, False, len(objs))
+    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in objs for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, values)
+    for obj in objs:
+        obj._state.adding = False
+        obj._state.db = connection.alias
+
+
+def _insert_sql(model, numbered: bool, rows: int) -> tuple[list, str]:
+    """The fields and the INSERT of `rows` rows of `model` (its key left to the
+    database when `numbered`), made once for each shape."""
+    key = (model, numbered, rows, connection.vendor)
+    known = _INSERTS.get(key)
+    if known is None:
+        meta = model._meta
+        fields = [f for f in meta.local_concrete_fields if not (numbered and f is meta.pk)]
+        quote = connection.ops.quote_name
+        group = f"({', '.join(['%s'] * len(fields))})"
+        sql = (
+            f"INSERT INTO {quote(meta.db_table)}"
+            f" ({', '.join(quote(f.column) for f in fields)})"
+            f" VALUES {', '.join([group] * rows)}"
+        )
+        if numbered:
+            # PostgreSQL and SQLite (3.35 and later, as Django's backends need) both
+            # return the number they gave
+            sql += f" RETURNING {quote(meta.pk.column)}"
+        known = _INSERTS[key] = (fields, sql)
+    return known
 
 
 def update_row(obj, fields: list[str]) -> None:

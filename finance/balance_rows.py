@@ -8,6 +8,7 @@ from django.db import connection
 from django.utils import timezone
 
 from core.money import quantize_money
+from core.prepared import prepared_cursor
 
 from .models import AccountKind, Balance
 
@@ -73,7 +74,7 @@ def row_change(lookup: dict, *, available=None, frozen=None, only_if=("", [])) -
         f"UPDATE {meta.db_table} SET {', '.join(sets)}"
         f" WHERE {' AND '.join(where)} RETURNING id, available, frozen"
     )
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:  # a handful of shapes, each planned once
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 
 from django.db import connection
 
-from core.fast_insert import insert_row
+from core.fast_insert import insert_row, insert_rows
 
 from .models import Transaction
 
@@ -49,6 +49,6 @@ def ledger_rows_together():
     try:
         yield
         if rows:
-            Transaction.objects.bulk_create(rows)
+            insert_rows(rows)
     finally:
         _GATHERED.rows = None

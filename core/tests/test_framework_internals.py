@@ -20,7 +20,7 @@ from django.utils import timezone
 from rest_framework import serializers
 
 from core import memo, prepared, sql_rows
-from core.fast_insert import insert_row, insert_unless_held, update_row
+from core.fast_insert import insert_row, insert_rows, insert_unless_held, update_row
 from core.kept_fields import KeptFieldsSerializer
 
 # dotted path -> (the module that relies on it, fingerprint of its source)
@@ -208,11 +208,15 @@ def test_insert_row_writes_what_save_writes():
 
     insert_row(event("msg_" + "a" * 32))
     event("msg_" + "b" * 32).save(force_insert=True)
+    # several rows in one statement, as bulk_create writes them
+    insert_rows([event("msg_" + c * 32) for c in "cd"])
+    WebhookEvent.objects.bulk_create([event("msg_" + c * 32) for c in "ef"])
     fields = [f.attname for f in WebhookEvent._meta.concrete_fields if f.attname != "id"]
-    fast, saved = (
-        WebhookEvent.objects.filter(pk="msg_" + c * 32).values(*fields).get() for c in "ab"
+    fast, saved, *more = (
+        WebhookEvent.objects.filter(pk="msg_" + c * 32).values(*fields).get() for c in "abcdef"
     )
     assert fast == saved
+    assert more == [saved] * 4
 
 
 @pytest.mark.django_db
