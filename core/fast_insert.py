@@ -3,17 +3,20 @@
 insert_row writes a new row as `Model.save(force_insert=True)` would, without the
 per-save machinery (signals it checks are not listened to, `_state`, the field's
 `pre_save` and `get_db_prep_save`); update_row writes chosen fields of a row as
-`Model.save(update_fields=...)` would, the same way. insert_unless_held writes it as save() would, but
-skips a row a unique index already holds (`ON CONFLICT DO NOTHING`; SQLite's
-`INSERT OR IGNORE`) where save() would raise: no savepoint is needed around it. Both
-rely on what `Model._save_table` / `_do_insert` and the insert compiler do for a plain
-insert; core/tests/test_framework_internals.py fails when that Django code changes,
-and checks that the rows written equal save()'s.
+`Model.save(update_fields=...)` would, the same way. insert_unless_held writes it as
+save() would, but skips a row a unique index already holds (`ON CONFLICT DO
+NOTHING`; SQLite's `INSERT OR IGNORE`) where save() would raise: no savepoint is
+needed around it. Each statement is prepared once per connection (core.prepared):
+one text per model and shape. They rely on what `Model._save_table` / `_do_insert`
+and the insert compiler do for a plain insert; core/tests/test_framework_internals.py
+fails when that Django code changes, and checks that the rows written equal save()'s.
 """
 
 from django.db import DatabaseError, connection
 from django.db.models.signals import post_save, pre_save
 from django.db.models.sql import InsertQuery
+
+from .prepared import prepared_cursor
 
 _INSERTS: dict = {}
 _UPDATES: dict = {}
@@ -33,7 +36,7 @@ def insert_row(obj) -> None:
     numbered = obj.pk is None
     fields, sql = _insert_sql(model, numbered, 1)
     values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, values)
         if numbered:
             obj.pk = cursor.fetchone()[0]
@@ -52,7 +55,7 @@ def insert_rows(objs: list) -> None:
         return
     fields, sql = _insert_sql(model, False, len(objs))
     values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in objs for f in fields]
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, values)
     for obj in objs:
         obj._state.adding = False
@@ -107,7 +110,7 @@ def update_row(obj, fields: list[str]) -> None:
     chosen, sql = known
     values = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in chosen]
     values.append(meta.pk.get_db_prep_value(obj.pk, connection))
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, values)
         if cursor.rowcount == 0:
             raise DatabaseError("Save with update_fields did not affect any rows.")
@@ -172,7 +175,7 @@ def insert_unless_held(obj, held_by: str) -> bool:
         layout = _layout(compiler, fields, [getattr(obj, f.attname) for f in fields], params)
         if shape is not None and layout is not None:
             _HELD[key] = (sql, layout, returning)
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
