@@ -145,6 +145,18 @@ def create_order(client, method: str, client_order_id: str, amount: str):
     return client.post("/api/v1/order/", body, content_type="application/json", **SHOP_KEY)
 
 
+def _as_text(param) -> str | None:
+    """A bound parameter as text the server reads back into the same value (a JSON
+    document as its JSON; NULL stays NULL)."""
+    from psycopg.types.json import Json, Jsonb
+
+    if param is None:
+        return None
+    if isinstance(param, Json | Jsonb):
+        return (param.dumps or json.dumps)(param.obj)
+    return str(param)
+
+
 def creation_sql(method: str) -> str:
     """The statements one order creation sends (after a first creation has warmed the
     process and stamped the key's last use), each as PostgreSQL receives it, whether
@@ -170,7 +182,7 @@ def creation_sql(method: str) -> str:
         if isinstance(context["cursor"].cursor, preparing_cursor_class()):
             # Prepared by the service (core.prepared): replayed prepared, with its
             # parameters bound on the server.
-            statement["prepared"] = {"sql": sql, "params": [str(p) for p in params]}
+            statement["prepared"] = {"sql": sql, "params": [_as_text(p) for p in params]}
         statements.append(statement)
         return execute(sql, params, many, context)
 

@@ -32,7 +32,10 @@ class Creation:
             if "prepared" in statement:
                 entry = (
                     statement["prepared"]["sql"],
-                    [self._marked(p) for p in statement["prepared"]["params"]],
+                    [
+                        None if p is None else self._marked(p)
+                        for p in statement["prepared"]["params"]
+                    ],
                 )
             else:
                 entry = (self._marked(statement["sql"]), None)
@@ -76,7 +79,9 @@ class Creation:
             (
                 atomic,
                 [
-                    (filled(sql), None) if params is None else (sql, [filled(p) for p in params])
+                    (filled(sql), None)
+                    if params is None
+                    else (sql, [None if p is None else filled(p) for p in params])
                     for sql, params in entries
                 ],
             )
