@@ -143,7 +143,7 @@ def requisite_load_move(*, order: Order, status: str, previous: str) -> None:
     counted_after = status in (OrderStatus.PENDING, OrderStatus.COMPLETED)
     delta = order.amount * (int(counted_after) - int(counted_before))
     params = [int(leaves_pending), _day(utc_day(order.created_at)), _money(delta)]
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:  # on every close: planned once per connection
         cursor.execute(_MOVE, [*params, _key(order.requisite_id)])
 
 
