@@ -77,15 +77,18 @@ def _converters(expression) -> list:
     return connection.ops.get_db_converters(expression) + expression.get_db_converters(connection)
 
 
+_READERS: dict = {}
+
+
 def _reader(model) -> tuple[list[str], list]:
-    """The model's attribute names and, per column, its converters on this connection
-    (kept on the connection: converters may be bound to its operations)."""
-    readers = connection.__dict__.setdefault("_row_readers", {})
-    reader = readers.get(model)
+    """The model's attribute names and, per column, its converters on this kind of
+    database (each is called with the connection in use, as the compiler calls it)."""
+    key = (model, connection.vendor)
+    reader = _READERS.get(key)
     if reader is None:
         fields = model._meta.concrete_fields
         table = model._meta.db_table
-        reader = readers[model] = (
+        reader = _READERS[key] = (
             [field.attname for field in fields],
             [(col, _converters(col)) for col in (field.get_col(table) for field in fields)],
         )
