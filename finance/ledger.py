@@ -44,6 +44,52 @@ from .models import (
 )
 
 
+@dataclass(frozen=True)
+class Credit:
+    """A credit that follows a movement on the same account, in the same row update
+    (a trader's reward after the order's own money): one UPDATE instead of two, and a
+    ledger row for each, in that order."""
+
+    amount: Decimal
+    kind: str
+    description: str
+
+
+def _then(credit: "Credit | None") -> Decimal:
+    if credit is None:
+        return Decimal(0)
+    _positive(credit.amount)
+    if credit.kind not in CREDIT_TYPES:
+        raise ValueError(f"{credit.kind} is not a credit")
+    return credit.amount
+
+
+def _rows_written(
+    balance_id, total: Decimal, first: dict, then: "Credit | None", reference: str, actor: str
+) -> Transaction:
+    """The movement's ledger row (`first`), then the following credit's: each with the
+    account's total after it, the credit's being the row's total now."""
+    extra = Decimal(0) if then is None else then.amount
+    row = ledger_row_write(
+        balance_id=balance_id,
+        balance_after=total - extra,
+        reference=reference,
+        created_by=actor,
+        **first,
+    )
+    if then is not None:
+        ledger_row_write(
+            balance_id=balance_id,
+            amount=then.amount,
+            transaction_type=then.kind,
+            balance_after=total,
+            client_description=then.description,
+            reference=reference,
+            created_by=actor,
+        )
+    return row
+
+
 class LedgerError(ServiceError):
     code = ErrorCode.LEDGER_ERROR
 
@@ -167,26 +213,23 @@ def balance_credit(
     terminal_id=None,
     trader_id=None,
     platform: bool | None = None,
+    then_credit: Credit | None = None,
 ) -> Transaction:
     """Money in: `kind` is one of the credit types (deposit, order_sell, reward,
-    revenue)."""
+    revenue). `then_credit`: another credit right after it, in the same row update."""
     _positive(amount)
     if kind not in CREDIT_TYPES:
         raise ValueError(f"{kind} is not a credit")
+    extra = _then(then_credit)
     lookup = account_filter(terminal_id=terminal_id, trader_id=trader_id, platform=platform)
-    credited = row_change_made(lookup, made_on_first_use=terminal_id is None, available=amount)
+    credited = row_change_made(
+        lookup, made_on_first_use=terminal_id is None, available=amount + extra
+    )
     if credited is None:
         raise Balance.DoesNotExist(f"No balance for {lookup}")
     balance_id, total = credited
-    return ledger_row_write(
-        balance_id=balance_id,
-        amount=amount,
-        transaction_type=kind,
-        balance_after=total,
-        client_description=description,
-        reference=reference,
-        created_by=actor,
-    )
+    first = {"amount": amount, "transaction_type": kind, "client_description": description}
+    return _rows_written(balance_id, total, first, then_credit, reference, actor)
 
 
 @_movement
@@ -201,18 +244,22 @@ def balance_debit(
     trader_id=None,
     platform: bool | None = None,
     unfreeze: Decimal = Decimal(0),
+    then_credit: Credit | None = None,
 ) -> Transaction:
     """Money out of `available` (402 when it does not cover it); `unfreeze` first
     moves that much of the account's own frozen money back to available, in the same
-    row update (a Buy's working deposit as it completes)."""
+    row update (a Buy's working deposit as it completes). `then_credit`: a credit
+    right after the debit, in the same row update; the debit alone must be covered,
+    as if the credit came in a statement of its own."""
     _positive(amount)
     if kind not in DEBIT_TYPES:
         raise ValueError(f"{kind} is not a debit")
+    extra = _then(then_credit)
     lookup = account_filter(terminal_id=terminal_id, trader_id=trader_id, platform=platform)
     debited = row_change_made(
         lookup,
         made_on_first_use=terminal_id is None,
-        available=unfreeze - amount,
+        available=unfreeze - amount + extra,
         frozen=-unfreeze if unfreeze else None,
         # the difference compared with zero: SQLite compares a bound number as text
         only_if=("ROUND(available + %s - %s, 2) >= 0", [unfreeze, amount]),
@@ -223,15 +270,8 @@ def balance_debit(
             raise Balance.DoesNotExist(f"No balance for {lookup}")
         raise _insufficient(balance, amount - unfreeze)
     balance_id, total = debited
-    return ledger_row_write(
-        balance_id=balance_id,
-        amount=amount,
-        transaction_type=kind,
-        balance_after=total,
-        client_description=description,
-        reference=reference,
-        created_by=actor,
-    )
+    first = {"amount": amount, "transaction_type": kind, "client_description": description}
+    return _rows_written(balance_id, total, first, then_credit, reference, actor)
 
 
 @_movement

@@ -18,6 +18,7 @@ from .balance_rows import account_ensure, account_lock  # noqa: F401  (named fro
 from .ledger import (  # noqa: F401  (the ledger's services, named from here too)
     EXTRA_CHECKS,
     FROZEN_SOURCES,
+    Credit,
     LedgerError,
     LedgerMismatch,
     balance_adjust,

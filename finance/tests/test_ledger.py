@@ -119,3 +119,68 @@ def test_a_debit_and_an_unfreeze_are_one_row_update_each():
     assert (row.available, row.frozen) == (Decimal("170.00"), Decimal("300.00"))
     balance_credit(trader_id=trader.pk, amount=Decimal("0.01"), description="z")
     assert Balance.objects.get(trader_id=trader.pk).available == Decimal("170.01")
+
+
+@pytest.mark.django_db
+def test_a_credit_that_follows_a_movement_shares_its_row_update():
+    """A Buy's debit and the reward after it: one UPDATE, two ledger rows in that
+    order, each with the total after it; the debit alone must be covered (the credit
+    after it does not help), and a refusal moves nothing."""
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    from finance.models import Transaction
+    from finance.services import Credit, balance_credit, balance_debit
+    from orders.tests.factories import TraderFactory
+
+    trader = TraderFactory(deposit="1000.00")
+    Balance.objects.filter(trader_id=trader.pk).update(available=Decimal("400.00"), frozen=600)
+    reward = Credit(Decimal("15.00"), "reward", "Reward x")
+
+    def buy(amount: str, unfreeze: str, reference: str):
+        return balance_debit(
+            trader_id=trader.pk,
+            amount=Decimal(amount),
+            unfreeze=Decimal(unfreeze),
+            kind="order_buy",
+            description=f"Buy {reference}",
+            reference=reference,
+            then_credit=reward,
+        )
+
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        buy("530.00", "200.00", "x")
+    # one row update; the two rows (outside a close, which writes them in one INSERT)
+    assert [q["sql"].split()[0] for q in queries.captured_queries] == ["UPDATE", "INSERT", "INSERT"]
+    row = Balance.objects.get(trader_id=trader.pk)
+    assert (row.available, row.frozen) == (Decimal("85.00"), Decimal("400.00"))
+    rows = list(
+        Transaction.objects.filter(reference="x")
+        .order_by("created_at")
+        .values_list("transaction_type", "amount", "balance_after", "client_description")
+    )
+    assert rows == [
+        ("order_buy", Decimal("530.00"), Decimal("470.00"), "Buy x"),
+        ("reward", Decimal("15.00"), Decimal("485.00"), "Reward x"),
+    ]
+    # 85.00 + 400.00 frozen: a debit of 485.01 is refused though the reward would cover it
+    with pytest.raises(InsufficientFunds):
+        buy("485.01", "400.00", "y")
+    assert not Transaction.objects.filter(reference="y").exists()
+    row = Balance.objects.get(trader_id=trader.pk)
+    assert (row.available, row.frozen) == (Decimal("85.00"), Decimal("400.00"))
+    # a Sell's credit and its reward
+    balance_credit(
+        trader_id=trader.pk,
+        amount=Decimal("100.00"),
+        kind="order_sell",
+        description="Sell z",
+        reference="z",
+        then_credit=reward,
+    )
+    assert list(
+        Transaction.objects.filter(reference="z")
+        .order_by("created_at")
+        .values_list("transaction_type", "balance_after")
+    ) == [("order_sell", Decimal("585.00")), ("reward", Decimal("600.00"))]
+    ledger_check()

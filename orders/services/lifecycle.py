@@ -27,6 +27,7 @@ from core.prepared import prepared_cursor
 from core.sql_rows import columns, convert_value, from_row
 from finance.models import PaymentMethod, Side, Terminal, TransactionType
 from finance.services import (
+    Credit,
     balance_credit,
     balance_debit,
     balance_post,
@@ -206,8 +207,9 @@ def _settle_trader(order: Order, status: str, *, frozen: Decimal) -> None:
     """The trader's and the platform's side (trader, then platform: the lock order).
     `frozen`: the Buy's working deposit, unfrozen; on Completed a Buy debits the
     trader paid_amount (order_buy) in that same row update, a Sell credits it the
-    amount (order_sell); then the reward (order.trader_reward), and the platform's
-    revenue fee_amount - reward. Merchant + trader + platform = 0.
+    amount (order_sell), the reward (order.trader_reward) following in the same row
+    update too; then the platform's revenue fee_amount - reward. Merchant + trader +
+    platform = 0.
     A Buy made before the books (`before_books`) froze nothing: it closes as it would
     have then, the merchant's side only (no reward written, so the three-sided check
     leaves it out as it does orders completed before the books)."""
@@ -220,6 +222,12 @@ def _settle_trader(order: Order, status: str, *, frozen: Decimal) -> None:
     # The trader's ledger names the order by our id, never the merchant's
     # client_order_id (the trader's view leaves out what is the merchant's).
     reference, label = str(order.pk), str(order.pk)[:8]
+    # The reward follows the order's own money in the same row update (two ledger rows).
+    reward = (
+        Credit(order.trader_reward, TransactionType.REWARD, f"Reward {label}")
+        if order.trader_reward > 0
+        else None
+    )
     if order.side == Side.BUY:
         balance_debit(
             trader_id=order.trader_id,
@@ -228,6 +236,7 @@ def _settle_trader(order: Order, status: str, *, frozen: Decimal) -> None:
             kind=TransactionType.ORDER_BUY,
             description=f"Buy {label}",
             reference=reference,
+            then_credit=reward,
         )
     else:
         balance_credit(
@@ -236,14 +245,7 @@ def _settle_trader(order: Order, status: str, *, frozen: Decimal) -> None:
             kind=TransactionType.ORDER_SELL,
             description=f"Sell {label}",
             reference=reference,
-        )
-    if order.trader_reward > 0:
-        balance_credit(
-            trader_id=order.trader_id,
-            amount=order.trader_reward,
-            kind=TransactionType.REWARD,
-            description=f"Reward {label}",
-            reference=reference,
+            then_credit=reward,
         )
     revenue = order.fee_amount - order.trader_reward
     platform = not order.livemode
