@@ -95,20 +95,35 @@ def _reader(model) -> tuple[list[str], list]:
     return reader
 
 
-def convert_value(expression, value):
-    """One value of `expression` (a column or an annotation) as the ORM would read it."""
-    for converter in _converters(expression):
+def _converted(value, expression, converters):
+    for converter in converters:
         value = converter(value, expression, connection)
     return value
+
+
+def convert_value(expression, value):
+    """One value of `expression` (a column or an annotation) as the ORM would read it."""
+    return _converted(value, expression, _converters(expression))
 
 
 def from_row(model, values):
     """A `model` instance from its columns' values, as `columns(model, ...)` selects
     them: what the ORM's `from_db` makes of a row it read itself."""
     names, readers = _reader(model)
-    converted = []
-    for value, (col, converters) in zip(values, readers, strict=True):
-        for converter in converters:
-            value = converter(value, col, connection)
-        converted.append(value)
+    converted = [
+        _converted(value, col, converters)
+        for value, (col, converters) in zip(values, readers, strict=True)
+    ]
     return model.from_db(connection.alias, names, converted)
+
+
+def from_joined_row(row, *models) -> tuple[list, tuple]:
+    """An instance of each of `models` from a row that selects their `columns(...)` one
+    after another (a join, as select_related reads it), and what the row has after
+    them (an annotation)."""
+    instances, start = [], 0
+    for model in models:
+        end = start + len(model._meta.concrete_fields)
+        instances.append(from_row(model, row[start:end]))
+        start = end
+    return instances, tuple(row[start:])

@@ -12,7 +12,7 @@ from audit.services import audit_record, request_actor
 from core.errors import InvalidRequest
 from core.keys import generate_key, hash_key
 from core.prepared import prepared_cursor
-from core.sql_rows import columns, from_row
+from core.sql_rows import columns, from_joined_row
 from orders.models import Requisite, Trader
 
 from .models import TOKEN_PREFIX, Device
@@ -75,9 +75,7 @@ def device_for_token(raw: str) -> Device | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    split = len(Device._meta.concrete_fields)
-    device = from_row(Device, row[:split])
-    trader = from_row(Trader, row[split:])
+    (device, trader), _rest = from_joined_row(row, Device, Trader)
     if not trader.is_active:
         return None
     Device.trader.field.set_cached_value(device, trader)

@@ -33,7 +33,7 @@ from core.formats import parse_uuid
 from core.prepared import prepared_cursor
 from finance.models import PaymentMethod, Side
 from orders.audited import order_act_audited
-from orders.models import Order, Requisite
+from orders.models import Order, OrderStatus, Requisite
 from orders.services import OrderNotPending, order_confirm
 
 from .models import BankNotification, Device, NotificationStatus
@@ -127,7 +127,7 @@ _MATCH = """
         SELECT dr.requisite_id FROM {device_requisites} dr
         JOIN {requisites} r ON r.id = dr.requisite_id{bank_join}
         WHERE dr.device_id = %s AND r.trader_id = %s{bank_match})
-      AND o.amount = %s AND o.status = 'Pending' AND o.side = 'Buy'
+      AND o.amount = %s AND o.status = '{pending}' AND o.side = '{buy}'
       AND o.trader_id = %s AND o.livemode = %s AND o.expires_at > {now}
     LIMIT 2
 """
@@ -141,6 +141,8 @@ def _match_sql(by_bank: bool, now: str) -> str:
         requisites=REQUISITES,
         bank_join=f" JOIN {METHODS} m ON m.id = r.method_id" if by_bank else "",
         bank_match=" AND m.nspk_code = %s" if by_bank else "",
+        pending=OrderStatus.PENDING,
+        buy=Side.BUY,
         now=now,
     )
 

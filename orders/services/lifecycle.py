@@ -24,7 +24,7 @@ from core.errors import Conflict, InvalidRequest, NotFound, ServiceError
 from core.fast_insert import update_row
 from core.money import fee_for, quantize_money
 from core.prepared import prepared_cursor
-from core.sql_rows import columns, convert_value, from_row
+from core.sql_rows import columns, convert_value, from_joined_row
 from finance.models import PaymentMethod, Side, Terminal, TransactionType
 from finance.services import (
     Credit,
@@ -60,18 +60,11 @@ def _lock(order_id) -> Order:
         row = cursor.fetchone()
     if row is None:
         raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
-    split = _LOCK_SPLIT
-    order = from_row(Order, row[: split[0]])
-    Order.terminal.field.set_cached_value(order, from_row(Terminal, row[split[0] : split[1]]))
-    Order.method.field.set_cached_value(order, from_row(PaymentMethod, row[split[1] : -1]))
-    order.db_clock = convert_value(DbNow(), row[-1])
+    (order, terminal, method), (clock,) = from_joined_row(row, Order, Terminal, PaymentMethod)
+    Order.terminal.field.set_cached_value(order, terminal)
+    Order.method.field.set_cached_value(order, method)
+    order.db_clock = convert_value(DbNow(), clock)
     return order
-
-
-_LOCK_SPLIT = (
-    len(Order._meta.concrete_fields),
-    len(Order._meta.concrete_fields) + len(Terminal._meta.concrete_fields),
-)
 
 
 @functools.cache
@@ -288,12 +281,13 @@ def _transition(
     with transaction.atomic(savepoint=savepoint):
         try:
             order = _lock(order_id)
-            if not order.is_overdue:
+            overdue = order.is_overdue
+            if not overdue:
                 _close_check(order, status, paid_amount)
         except ServiceError as error:
             refused = error
         else:
-            if order.is_overdue:
+            if overdue:
                 _close(order, OrderStatus.EXPIRED, actor="expiry")
                 refused = OrderNotPending("Order is Expired, not Pending")
             else:
