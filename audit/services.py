@@ -53,18 +53,35 @@ def _mask_card(match: re.Match) -> str:
     return f"{digits[:6]}{'*' * (len(digits) - 10)}{digits[-4:]}"
 
 
+_ENCODER = _Encoder()
+_KEY_WORDS = {True: "true", False: "false", None: "null"}
+
+
+def _key(key) -> str:
+    """A dict key as JSON writes it."""
+    if isinstance(key, str):
+        return str.__str__(key)
+    if key is None or isinstance(key, bool):
+        return _KEY_WORDS[key]
+    return json.dumps(key) if isinstance(key, int | float) else str(key)
+
+
 def scrub(value, name: str = ""):
-    """`value` with every secret removed and every card number masked."""
+    """`value` as plain JSON (what `json.loads(json.dumps(value))` gives, with Django's
+    types as DjangoJSONEncoder writes them and any other value as its text), with
+    every secret removed and every card number masked: one walk."""
     if name and _SECRET_NAME.search(name):
         return REDACTED
-    if isinstance(value, dict):
-        return {str(k): scrub(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [scrub(v, name) for v in value]
     if isinstance(value, str):
-        value = _WEBHOOK_SECRET.sub("whsec_" + REDACTED, value)
+        value = _WEBHOOK_SECRET.sub("whsec_" + REDACTED, str.__str__(value))
         return _CARD.sub(_mask_card, value)
-    return value
+    if value is None or isinstance(value, int | float):
+        return value
+    if isinstance(value, dict):
+        return {key: scrub(v, key) for key, v in ((_key(k), v) for k, v in value.items())}
+    if isinstance(value, list | tuple):
+        return [scrub(v, name) for v in value]
+    return scrub(_ENCODER.default(value), name)
 
 
 def actor_parts(actor: str) -> tuple[str, str]:
@@ -110,7 +127,6 @@ def audit_record(
     request = request if request is not None else current_request()
     if obj is not None:
         object_type, object_id = obj._meta.label_lower, obj.pk
-    plain = json.loads(json.dumps(changes or {}, cls=_Encoder))
     entry = AuditEntry(
         actor_kind=actor_kind,
         actor_id=str(actor_id or "")[:150],
@@ -118,7 +134,7 @@ def audit_record(
         action=action,
         object_type=object_type,
         object_id=str(object_id or "")[:64],
-        changes=scrub(plain),
+        changes=scrub(changes or {}),
     )
     insert_row(entry)  # a new row as save() writes it, without the ORM's per-save cost
     if request is not None:

@@ -12,11 +12,11 @@ and the insert compiler do for a plain insert; core/tests/test_framework_interna
 fails when that Django code changes, and checks that the rows written equal save()'s.
 """
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError
 from django.db.models.signals import post_save, pre_save
 from django.db.models.sql import InsertQuery
 
-from .prepared import prepared_cursor
+from .prepared import current, prepared_cursor
 
 _INSERTS: dict = {}
 _UPDATES: dict = {}
@@ -33,15 +33,16 @@ def insert_row(obj) -> None:
     if pre_save.has_listeners(model) or post_save.has_listeners(model) or _computed(obj):
         obj.save(force_insert=True)
         return
+    db = current()
     numbered = obj.pk is None
-    fields, sql = _insert_sql(model, numbered, 1)
-    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
-    with prepared_cursor() as cursor:
+    fields, sql = _insert_sql(db, model, numbered, 1)
+    values = [f.get_db_prep_save(f.pre_save(obj, True), db) for f in fields]
+    with prepared_cursor(db) as cursor:
         cursor.execute(sql, values)
         if numbered:
             obj.pk = cursor.fetchone()[0]
     obj._state.adding = False
-    obj._state.db = connection.alias
+    obj._state.db = db.alias
 
 
 def insert_rows(objs: list) -> None:
@@ -53,24 +54,25 @@ def insert_rows(objs: list) -> None:
     if any(obj.pk is None or _computed(obj) for obj in objs):
         model.objects.bulk_create(objs)
         return
-    fields, sql = _insert_sql(model, False, len(objs))
-    values = [f.get_db_prep_save(f.pre_save(obj, True), connection) for obj in objs for f in fields]
-    with prepared_cursor() as cursor:
+    db = current()
+    fields, sql = _insert_sql(db, model, False, len(objs))
+    values = [f.get_db_prep_save(f.pre_save(obj, True), db) for obj in objs for f in fields]
+    with prepared_cursor(db) as cursor:
         cursor.execute(sql, values)
     for obj in objs:
         obj._state.adding = False
-        obj._state.db = connection.alias
+        obj._state.db = db.alias
 
 
-def _insert_sql(model, numbered: bool, rows: int) -> tuple[list, str]:
+def _insert_sql(db, model, numbered: bool, rows: int) -> tuple[list, str]:
     """The fields and the INSERT of `rows` rows of `model` (its key left to the
     database when `numbered`), made once for each shape."""
-    key = (model, numbered, rows, connection.vendor)
+    key = (model, numbered, rows, db.vendor)
     known = _INSERTS.get(key)
     if known is None:
         meta = model._meta
         fields = [f for f in meta.local_concrete_fields if not (numbered and f is meta.pk)]
-        quote = connection.ops.quote_name
+        quote = db.ops.quote_name
         group = f"({', '.join(['%s'] * len(fields))})"
         sql = (
             f"INSERT INTO {quote(meta.db_table)}"
@@ -95,12 +97,12 @@ def update_row(obj, fields: list[str]) -> None:
     if pre_save.has_listeners(model) or _computed(obj):
         obj.save(update_fields=fields)
         return
-    meta = model._meta
-    key = (model, tuple(fields), connection.vendor)
+    meta, db = model._meta, current()
+    key = (model, tuple(fields), db.vendor)
     known = _UPDATES.get(key)
     if known is None:
         chosen = [meta.get_field(name) for name in fields]
-        quote = connection.ops.quote_name
+        quote = db.ops.quote_name
         sql = (
             f"UPDATE {quote(meta.db_table)}"
             f" SET {', '.join(f'{quote(f.column)} = %s' for f in chosen)}"
@@ -108,9 +110,9 @@ def update_row(obj, fields: list[str]) -> None:
         )
         known = _UPDATES[key] = (chosen, sql)
     chosen, sql = known
-    values = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in chosen]
-    values.append(meta.pk.get_db_prep_value(obj.pk, connection))
-    with prepared_cursor() as cursor:
+    values = [f.get_db_prep_save(f.pre_save(obj, False), db) for f in chosen]
+    values.append(meta.pk.get_db_prep_value(obj.pk, db))
+    with prepared_cursor(db) as cursor:
         cursor.execute(sql, values)
         if cursor.rowcount == 0:
             raise DatabaseError("Save with update_fields did not affect any rows.")
@@ -121,7 +123,7 @@ def update_row(obj, fields: list[str]) -> None:
             created=False,
             update_fields=frozenset(fields),
             raw=False,
-            using=connection.alias,
+            using=db.alias,
         )
 
 
@@ -143,20 +145,20 @@ def insert_unless_held(obj, held_by: str) -> bool:
     The statement is compiled once for each shape of row (which fields carry an
     expression, and which): later rows of that shape reuse its text and compute only
     their plain values' parameters, as the compiler does for each field."""
-    model, meta = type(obj), type(obj)._meta
-    using = connection.alias
+    model, meta, db = type(obj), type(obj)._meta, current()
+    using = db.alias
     pre_save.send(sender=model, instance=obj, raw=False, using=using, update_fields=None)
     fields = [f for f in meta.local_concrete_fields if not f.generated]
     values = [f.pre_save(obj, True) for f in fields]
     shape = _shape(values)
-    key = (model, held_by, connection.vendor, shape)
+    key = (model, held_by, db.vendor, shape)
     known = _HELD.get(key) if shape is not None else None
     if known is not None:
         sql, layout, returning = known
         params = []
         for field, value, fixed in zip(fields, values, layout, strict=True):
             if fixed is None:
-                params.append(field.get_db_prep_save(value, connection))
+                params.append(field.get_db_prep_save(value, db))
             else:
                 params.extend(fixed)
         compiler = None
@@ -169,13 +171,13 @@ def insert_unless_held(obj, held_by: str) -> bool:
         [(sql, params)] = compiler.as_sql()
         head, returns, tail = sql.rpartition(" RETURNING ")
         if not returns:
-            raise NotImplementedError(f"{connection.vendor} does not return inserted columns")
-        sql = f"{head} ON CONFLICT {_conflict_target(model, held_by)} DO NOTHING{returns}{tail}"
+            raise NotImplementedError(f"{db.vendor} does not return inserted columns")
+        sql = f"{head} ON CONFLICT {_conflict_target(db, model, held_by)} DO NOTHING{returns}{tail}"
         # the values as_sql used (its own pre_save: an auto_now field's time is its)
         layout = _layout(compiler, fields, [getattr(obj, f.attname) for f in fields], params)
         if shape is not None and layout is not None:
             _HELD[key] = (sql, layout, returning)
-    with prepared_cursor() as cursor:
+    with prepared_cursor(db) as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
@@ -231,16 +233,16 @@ def _layout(compiler, fields, values, params) -> list | None:
 _TARGETS: dict = {}
 
 
-def _conflict_target(model, name: str) -> str:
+def _conflict_target(db, model, name: str) -> str:
     """`(columns) WHERE condition`: the conflict target that names one unique
     constraint (a partial index by its predicate), as PostgreSQL and SQLite infer it."""
-    key = (model, name, connection.vendor)
+    key = (model, name, db.vendor)
     target = _TARGETS.get(key)
     if target is None:
         [constraint] = [c for c in model._meta.constraints if c.name == name]
-        quote = connection.ops.quote_name
+        quote = db.ops.quote_name
         columns = ", ".join(quote(model._meta.get_field(f).column) for f in constraint.fields)
-        condition = constraint._get_condition_sql(model, connection.SchemaEditorClass(connection))
+        condition = constraint._get_condition_sql(model, db.SchemaEditorClass(db))
         target = f"({columns})" + (f" WHERE {condition}" if condition else "")
         _TARGETS[key] = target
     return target

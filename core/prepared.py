@@ -21,18 +21,22 @@ core/tests/test_framework_internals.py beside a test that the statement is prepa
 import functools
 
 from django.conf import settings
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 
 
-def preparing() -> bool:
+def current():
+    """The default database's connection of this thread, looked up once: each
+    attribute read through `django.db.connection` (a proxy) looks it up again, and a
+    row written field by field reads a dozen of them."""
+    return connections[DEFAULT_DB_ALIAS]
+
+
+def preparing(db=None) -> bool:
     """Whether statements are prepared on this connection now: on PostgreSQL, unless
     its statements are being logged (DEBUG, a test capturing them), where Django's own
     cursor logs each one with its values (psycopg keeps no text of a prepared run)."""
-    return (
-        connection.vendor == "postgresql"
-        and settings.DB_PREPARED_STATEMENTS
-        and not connection.queries_logged
-    )
+    db = db or current()
+    return db.vendor == "postgresql" and settings.DB_PREPARED_STATEMENTS and not db.queries_logged
 
 
 @functools.cache
@@ -48,13 +52,15 @@ def preparing_cursor_class():
     return PreparingCursor
 
 
-def prepared_cursor():
+def prepared_cursor(db=None):
     """A cursor (Django's wrapper, with its execute wrappers and query logging) whose
-    statements PostgreSQL prepares; Django's own cursor where nothing is prepared."""
-    if not preparing():
-        return connection.cursor()
+    statements PostgreSQL prepares; Django's own cursor where nothing is prepared.
+    `db`: the connection, when the caller has looked it up already."""
+    db = db or current()
+    if not preparing(db):
+        return db.cursor()
     # As connection.cursor() opens one, with another cursor class.
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
-    with connection.wrap_database_errors:
-        return connection._prepare_cursor(preparing_cursor_class()(connection.connection))
+    db.close_if_health_check_failed()
+    db.ensure_connection()
+    with db.wrap_database_errors:
+        return db._prepare_cursor(preparing_cursor_class()(db.connection))

@@ -128,3 +128,50 @@ def test_any_value_is_kept_as_json(db):
     )
     entry.refresh_from_db()
     assert entry.changes["amount"] == "1.50" and isinstance(entry.changes["file"], str)
+
+
+def test_changes_are_kept_as_json_would_write_them():
+    """One walk gives what a round trip through JSON (Django's encoder) gives: Django's
+    types as their text, tuples as lists, keys as JSON writes them, choices as values."""
+    import datetime
+    import json
+    import uuid
+    from decimal import Decimal
+
+    from django.core.serializers.json import DjangoJSONEncoder
+    from django.utils.translation import gettext_lazy
+
+    from orders.models import OrderStatus
+
+    changes = {
+        "amount": Decimal("1.50"),
+        "id": uuid.UUID("0f0e0d0c-0b0a-4908-8706-a5a4a3a2a1a0"),
+        "at": datetime.datetime(2026, 11, 26, 15, 0, 1, 123456, tzinfo=datetime.UTC),
+        "day": datetime.date(2026, 11, 26),
+        "status": (OrderStatus.PENDING, OrderStatus.COMPLETED),
+        "label": gettext_lazy("Pending"),
+        1: "one",
+        2.5: [True, None, 3, 4.25],
+        False: {"nested": (1, (2, "x"))},
+        None: "none",
+    }
+    expected = json.loads(json.dumps(changes, cls=DjangoJSONEncoder))
+    plain = scrub(changes)
+    assert plain == expected
+    assert json.dumps(plain, sort_keys=True) == json.dumps(expected, sort_keys=True)
+    assert all(type(v) is str for v in plain["status"])
+
+
+@pytest.mark.postgres
+@only_postgres
+def test_the_log_keeps_one_index_on_action_and_no_pattern_copy(db):
+    """Each entry written pays for every index: the action, compared with `=` only, has
+    its plain index and not the `varchar_pattern_ops` copy db_index would add."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT indexdef FROM pg_indexes WHERE tablename = 'audit_auditentry'"
+            " AND indexdef LIKE %s",
+            ["%(action%"],
+        )
+        on_action = [row[0] for row in cursor.fetchall()]
+    assert len(on_action) == 1 and "pattern_ops" not in on_action[0]
