@@ -5,10 +5,12 @@ from urllib.parse import urlsplit
 _ZERO = timedelta(0)
 
 
-def iso_utc(value: datetime | None) -> str | None:
-    """ISO 8601 in UTC with fractional seconds and a Z, as the contract shows them."""
-    if value is None:
-        return None
+def iso_utc(value: datetime | str | None) -> str | None:
+    """ISO 8601 in UTC with fractional seconds and a Z, as the contract shows them. Text
+    is kept as it is: a time the database has written in this form already (a list's
+    rows)."""
+    if value is None or isinstance(value, str):
+        return value
     if value.utcoffset() != _ZERO:  # the database's values are UTC already
         value = value.astimezone(UTC)
     return value.isoformat(timespec="microseconds")[:-6] + "Z"

@@ -113,3 +113,22 @@ def test_a_listed_row_renders_as_the_order_itself(world):
     order = Order.objects.select_related("method").get(pk=order_id)
     rows = Order.objects.with_db_clock().filter(pk=order_id).values_list(*OrderRow.COLUMNS)
     assert render_rows(rows) == [render_order(order)]
+
+
+def test_a_listed_order_and_a_searched_one_are_the_order_itself(world):
+    """The list and the search read ids and times as text on PostgreSQL: each order
+    they show is, field for field, what its own page shows (a time on a whole second
+    still with its six digits of fraction)."""
+    import datetime
+
+    shop = world.api
+    ids = create_many(shop, world, 2)
+    whole = datetime.datetime(2026, 11, 26, 15, 0, 1, tzinfo=datetime.UTC)
+    Order.objects.filter(pk=ids[0]).update(created_at=whole, updated_at=whole)
+    listed = {item["id"]: item for item in shop.get(URL, {"size": 50}).json()["orders"]["items"]}
+    assert listed[str(ids[0])]["created_at"] == "2026-11-26T15:00:01.000000Z"
+    for order_id in ids:
+        alone = shop.get(f"{URL}{order_id}").json()["order"]
+        assert listed[str(order_id)] == alone
+        found = shop.get(f"{URL}search-by-client-order-id", {"id": alone["client_order_id"]})
+        assert found.json()["orders"]["items"] == [alone]
