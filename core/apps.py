@@ -31,6 +31,9 @@ class CoreConfig(AppConfig):
         )
 
         connection_checks.connect()
+        from .permissions import watch_permissions
+
+        watch_permissions()
 
         for directory in settings_dirs():
             Path(directory).mkdir(parents=True, exist_ok=True)

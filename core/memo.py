@@ -45,6 +45,20 @@ def generation_read(value) -> None:
     _generation.set(None if value is None else str(value))
 
 
+def generation_known() -> bool:
+    """Whether this request knows the generation, reading it now (one trip to the
+    cache) when it has not yet: for requests that do not read it with a rate-limit
+    count (the back office's pages)."""
+    if _generation.get() is None:
+        try:
+            value = cache.get(GENERATION_KEY)
+        except Exception as exc:
+            logger.warning("Configuration generation unavailable: %s", exc)
+            return False
+        generation_read(value)
+    return _generation.get() is not None
+
+
 def _generation_open():
     """A generation where there is none yet (a fresh or restarted cache)."""
     try:
@@ -125,8 +139,11 @@ request_started.connect(_request_started, dispatch_uid="paymentsvc-memo-generati
 class Memo:
     all: list["Memo"] = []
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, *, plain: bool = False):
+        """`plain`: the values kept are immutable ones (a frozenset), given back as
+        they are; else snapshot()s of model instances, rebuilt for each caller."""
         self.name = name
+        self.plain = plain
         self._entries: dict = {}
         self._lock = threading.Lock()
         Memo.all.append(self)
@@ -142,7 +159,7 @@ class Memo:
         kept_under, born, value = entry
         if kept_under != generation or time.monotonic() - born > MAX_AGE:
             return None
-        return rebuild(value)
+        return value if self.plain else rebuild(value)
 
     def put(self, key, value) -> None:
         """Keep `value` (a snapshot) under the generation this request read."""

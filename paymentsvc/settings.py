@@ -158,6 +158,9 @@ if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
 
 # --- Auth, i18n -----------------------------------------------------------------------
 _VALIDATION = "django.contrib.auth.password_validation"
+# Django's ModelBackend, with each person's permissions kept between requests
+# (core.permissions) instead of read twice on every back-office request.
+AUTHENTICATION_BACKENDS = ["core.permissions.KeptPermissionsBackend"]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": f"{_VALIDATION}.UserAttributeSimilarityValidator"},
     {"NAME": f"{_VALIDATION}.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},

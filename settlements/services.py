@@ -12,6 +12,7 @@ from audit.services import audit_record
 from core.amounts import AMOUNT_WORDS, AmountError, read_amount, read_typed_amount
 from core.error_codes import ErrorCode
 from core.errors import Conflict, Forbidden, InvalidRequest
+from core.fast_insert import insert_row, update_row
 from core.formats import iso_utc, parse_uuid
 from core.money import money_str
 from finance.models import Terminal, TransactionType
@@ -131,7 +132,7 @@ def settlement_enter(
         )
         if kind in WITHDRAWALS:
             _freeze(settlement)
-        settlement.save(force_insert=True)
+        insert_row(settlement)
         audit_record(
             actor_kind=ActorKind.OPERATOR,
             actor_id=operator.get_username(),
@@ -165,7 +166,7 @@ def withdrawal_request(
             entered_by_merchant=True,
         )
         _freeze(settlement)
-        settlement.save(force_insert=True)
+        insert_row(settlement)
         audit_record(
             actor_kind=ActorKind.MERCHANT,
             actor_id=terminal.pk,
@@ -186,7 +187,13 @@ def settlement_decide(*, settlement_id, approve: bool, operator) -> Settlement:
     reject (a withdrawal's reserve voided). 403 for the operator who entered it, 409
     once decided. A merchant's withdrawal tells the merchant by webhook."""
     with transaction.atomic():
-        settlement = Settlement.objects.select_for_update().filter(pk=settlement_id).first()
+        # the account comes with it (its world is checked), locked is the settlement
+        settlement = (
+            Settlement.objects.select_for_update(of=("self",))
+            .select_related("terminal", "trader")
+            .filter(pk=settlement_id)
+            .first()
+        )
         if settlement is None:
             message = _("Unknown settlement")
             raise InvalidRequest(message, errors={"settlement": [message]})
@@ -210,7 +217,7 @@ def settlement_decide(*, settlement_id, approve: bool, operator) -> Settlement:
             settlement.status = SettlementStatus.REJECTED
         settlement.decided_by = operator
         settlement.decided_at = timezone.now()
-        settlement.save(update_fields=["status", "transaction", "decided_by", "decided_at"])
+        update_row(settlement, ["status", "transaction", "decided_by", "decided_at"])
         audit_record(
             actor_kind=ActorKind.OPERATOR,
             actor_id=actor,
