@@ -27,12 +27,11 @@ class KeptPermissionsBackend(ModelBackend):
             return set()
         if not hasattr(user_obj, "_perm_cache"):
             key = (user_obj.pk, user_obj.is_superuser)
-            known = memo.generation_known()
-            kept = _KEPT.get(key) if known else None
+            memo.generation_known()  # read now, unless this request has (get and put need it)
+            kept = _KEPT.get(key)
             if kept is None:
                 kept = frozenset(super().get_all_permissions(user_obj))
-                if known:
-                    _KEPT.put(key, kept)
+                _KEPT.put(key, kept)
             user_obj._perm_cache = set(kept)
         return user_obj._perm_cache
 
