@@ -139,15 +139,18 @@ class TraderKeyAuthentication(_KeyAuthentication):
 def other_key_round(address: str, digest: str):
     """For a key space outside X-API-Key (a trader's device token): 429 when `address`
     is past its failed authentications, else this request counted in the key's rate
-    window, in one trip to the cache. Returns (window, count) for ApiKeyRateThrottle
+    window, in one trip to the cache that also reads the configuration generation
+    (core.memo: the device is kept per process under it). Returns (window, count) for ApiKeyRateThrottle
     (`request.rate_counted`); the window is None when no key was sent."""
     failures_key, limit, wait = _failure_window(address)
     window = rate_window(digest) if digest else None
-    count, (failures,) = window_round(
-        count=None if window is None else (window.key, window.period), peek=[failures_key]
+    count, (failures, generation) = window_round(
+        count=None if window is None else (window.key, window.period),
+        peek=[failures_key, memo.GENERATION_KEY],
     )
     if (failures or 0) >= limit:
         raise AuthRateLimited(wait=max(1, int(wait + 0.999)))
+    memo.generation_read(generation)
     return window, count
 
 

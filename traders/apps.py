@@ -7,6 +7,10 @@ class TradersConfig(AppConfig):
     verbose_name = _("Traders")
 
     def ready(self):
+        from core import memo
+
         from .live import connect
+        from .models import Device
 
         connect()
+        memo.watch(Device)

@@ -4,7 +4,8 @@ A missing, unknown or revoked token is 401 `Invalid device token` and counts as 
 failed authentication of the client address, exactly as a wrong API key does (past
 AUTH_FAILURE_RATE_LIMIT the address gets 429 before any look-up). A good token's
 requests are counted per device against API_RATE_LIMIT, like a key's. The device is
-looked up on every request, so a removed device is refused at once."""
+kept per process under the configuration generation read in the same trip to the
+cache (traders.devices), so a removed device is still refused at once."""
 
 from dataclasses import dataclass
 
@@ -36,7 +37,7 @@ class DeviceTokenAuthentication(BaseAuthentication):
         raw = request.META.get(HEADER, "").strip()
         digest = hash_key(raw) if raw else ""
         window, count = other_key_round(address, digest)
-        device = device_for_token(raw) if raw else None
+        device = device_for_token(raw, digest) if raw else None
         if device is None:
             count_failed_authentication(address)
             raise AuthenticationFailed(

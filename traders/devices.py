@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from audit.models import ActorKind
 from audit.services import audit_record, request_actor
+from core import memo
 from core.errors import InvalidRequest
 from core.keys import generate_key, hash_key
 from core.prepared import prepared_cursor
@@ -64,14 +65,25 @@ def device_remove(*, device: Device) -> Device:
     return device
 
 
-def device_for_token(raw: str) -> Device | None:
-    """The active device whose token this is (its trader active too), or None. Every
-    request of a device looks it up (a removed device is refused at once), so the
-    statement is written out and prepared once per connection (core.prepared)."""
+# The active devices by their token's digest, with their traders, kept per process
+# between requests (core.memo): a device's every request reads it. A removed device,
+# or one whose trader is switched off, is refused at once all the same: each change
+# to a device or a trader makes every kept entry stale.
+_kept = memo.Memo("devices")
+
+
+def device_for_token(raw: str, digest: str | None = None) -> Device | None:
+    """The active device whose token this is (its trader active too), or None.
+    `digest`: the token's, when the caller has it. Kept per process; otherwise read in
+    one statement, written out and prepared once per connection (core.prepared)."""
     if not raw:
         return None
+    digest = digest or hash_key(raw)
+    kept = _kept.get(digest)
+    if kept is not None:
+        return kept[0]
     with prepared_cursor() as cursor:
-        cursor.execute(_device_sql(connection.vendor), [hash_key(raw)])
+        cursor.execute(_device_sql(connection.vendor), [digest])
         row = cursor.fetchone()
     if row is None:
         return None
@@ -79,6 +91,7 @@ def device_for_token(raw: str) -> Device | None:
     if not trader.is_active:
         return None
     Device.trader.field.set_cached_value(device, trader)
+    _kept.put(digest, memo.snapshot([device]))
     return device
 
 
@@ -97,8 +110,10 @@ def device_seen(*, device: Device, always: bool = False) -> Device:
     the last note is older than SEEN_RESOLUTION)."""
     now = timezone.now()
     if always or device.last_seen_at is None or device.last_seen_at < now - SEEN_RESOLUTION:
-        Device.objects.filter(pk=device.pk).update(last_seen_at=now)
+        # Bookkeeping, not a change of the device: what is kept stays, updated in place.
+        Device.objects.filter(pk=device.pk).update_quietly(last_seen_at=now)
         device.last_seen_at = now
+        _kept.put(device.token_hash, memo.snapshot([device]))
     return device
 
 

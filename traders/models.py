@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.keys import hash_key
+from core.memo import WatchedQuerySet
 from core.money import MoneyField
 from orders.models import Order, Requisite, Trader
 
@@ -37,6 +38,10 @@ class Device(models.Model):
     last_seen_at = models.DateTimeField(_("last seen"), null=True, blank=True, editable=False)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     revoked_at = models.DateTimeField(_("removed"), null=True, blank=True, editable=False)
+
+    # Kept per process by its token (traders.devices, core.memo): every change to a
+    # device makes what is kept stale; its last_seen_at is written quietly.
+    objects = WatchedQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("device")

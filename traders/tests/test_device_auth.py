@@ -8,9 +8,13 @@ import secrets
 from datetime import timedelta
 
 import pytest
+from django.core.cache import cache
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from core import memo
 from traders.devices import device_remove
 from traders.models import BankNotification
 
@@ -70,9 +74,41 @@ def test_a_removed_device_is_refused_at_once(g):
 
 
 def test_a_deactivated_traders_device_is_refused(g):
+    assert post(HEARTBEAT, g.token).status_code == 200  # the device is kept now
     g.trader.is_active = False
     g.trader.save()
     assert post(HEARTBEAT, g.token).status_code == 401
+
+
+def _device_reads(token, **body) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        assert send(token, **body).status_code == 200
+    return sum("FROM traders_device d" in q["sql"] for q in captured.captured_queries)
+
+
+def test_a_device_is_read_once_and_then_kept(g):
+    assert _device_reads(g.token, id="n-1", text=sber_sms("5")) == 1
+    assert _device_reads(g.token, id="n-2", text=sber_sms("5")) == 0
+    # Its last note of being heard from is kept with it: no write per request.
+    with CaptureQueriesContext(connection) as captured:
+        assert send(g.token, id="n-3", text=sber_sms("5")).status_code == 200
+    assert not [q for q in captured.captured_queries if 'UPDATE "traders_device"' in q["sql"]]
+
+
+def test_another_process_removing_the_device_is_seen_once_the_generation_moves(g):
+    """What one process keeps, another process's change makes stale through the
+    generation in the shared cache: written here behind the ORM's back (no signal,
+    nothing cleared in this process), the removal is seen once the generation moves."""
+    assert send(g.token, id="n-1", text=sber_sms("5")).status_code == 200
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE traders_device SET revoked_at = %s WHERE id = %s", [timezone.now(), g.device.pk]
+        )
+    assert send(g.token, id="n-2", text=sber_sms("5")).status_code == 200  # kept
+    cache.set(memo.GENERATION_KEY, secrets.token_hex(8), timeout=None)
+    response = send(g.token, id="n-3", text=sber_sms("5"))
+    assert response.status_code == 401
+    assert BankNotification.objects.filter(device=g.device).count() == 2
 
 
 def test_bad_tokens_count_against_the_address_like_bad_keys(g, settings, address):
