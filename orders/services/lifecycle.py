@@ -4,8 +4,8 @@ Every change is one transaction that locks the order, checks the transition agai
 ORDER_TRANSITIONS, writes the status and records the webhook event in the outbox, and
 then keeps the requisite's figures and moves the money through finance.
 
-The lock order every writer follows: the order, the requisite's load row, then the
-balance rows, a trader's before the platform's before a merchant's. Creation takes
+The lock order every writer follows: the order, the requisite's row (where its run of
+expiries is written), the requisite's load row, then the balance rows, a trader's before the platform's before a merchant's. Creation takes
 the load row before the trader's (a Buy's deposit) or the merchant's (a Sell's
 reserve) row. The balance rows are the ones many transactions share (one merchant's
 orders, one trader's, every order's platform row), so they come last: each is held
@@ -40,7 +40,7 @@ from webhooks.models import EventType
 from ..models import ORDER_TRANSITIONS, Order, OrderStatus, merchant_credit
 from .events import emit_event
 from .load import requisite_load_move
-from .requisite_state import requisite_count_close
+from .requisite_state import requisite_count_expiry, requisite_run_ends
 
 
 class OrderNotPending(Conflict):
@@ -154,7 +154,8 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
         if order.side == Side.BUY and order.status == OrderStatus.PENDING
         else Decimal(0)
     )
-    requisite_count_close(requisite_id=order.requisite_id, status=status, actor=actor)
+    if status == OrderStatus.EXPIRED:
+        requisite_count_expiry(requisite_id=order.requisite_id, actor=actor)
     if status == OrderStatus.COMPLETED and order.trader_id is not None and not order.before_books:
         base = order.paid_amount if order.side == Side.BUY else order.amount
         order.trader_reward = fee_for(base, rate=order.trader_reward_percent, fixed=Decimal(0))
@@ -167,8 +168,14 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
     metrics.order_transitioned(to=status, actor=actor)
     emit_event(order, _EVENT_FOR_STATUS[status], actor=actor)
     # The rows many closes share, in the lock order, each held from here to COMMIT:
-    # the requisite's load row, then the balances.
-    requisite_load_move(order=order, status=status, previous=previous)
+    # the requisite's load row (and before it, when its run of expiries ends, the
+    # requisite's row), then the balances.
+    requisite_load_move(
+        order=order,
+        status=status,
+        previous=previous,
+        end_run=requisite_run_ends(status=status, actor=actor),
+    )
     # Each balance row is changed (and locked) as its movement runs; their ledger rows
     # are written together, in one INSERT, once all of them have moved.
     with ledger_rows_together():

@@ -31,6 +31,7 @@ from core.prepared import prepared_cursor
 from finance.models import AccountKind, Balance
 
 from ..models import Order, OrderStatus, Requisite, RequisiteLoad
+from .requisite_state import RUN_ENDED
 
 LOAD = RequisiteLoad._meta.db_table
 REQUISITES = Requisite._meta.db_table
@@ -133,18 +134,40 @@ _MOVE = f"""
 """
 
 
-def requisite_load_move(*, order: Order, status: str, previous: str) -> None:
+# On PostgreSQL a close that ends the requisite's run of expiries writes it in the
+# same statement. The figures' UPDATE reads the run's result first, so the requisite's
+# row (when its run is written) is locked before the load row, as an expiry's count
+# locks them.
+_RUN_ENDED_AND_MOVE = f"""
+    WITH run AS ({RUN_ENDED} RETURNING 1)
+    {_MOVE} AND (SELECT count(*) FROM run) >= 0
+"""
+
+
+def requisite_load_move(*, order: Order, status: str, previous: str, end_run: bool) -> None:
     """Keep the requisite's figures right as `order` (locked) moves from `previous`
-    to `status`. Runs in the transaction that writes the status."""
-    if order.requisite_id is None or previous == status:
+    to `status`, and with `end_run` (requisite_run_ends) end the requisite's run of
+    expiries. Runs in the transaction that writes the status; on every close, so its
+    statements are planned once per connection."""
+    if order.requisite_id is None:
         return
-    leaves_pending = previous == OrderStatus.PENDING
-    counted_before = previous in (OrderStatus.PENDING, OrderStatus.COMPLETED)
-    counted_after = status in (OrderStatus.PENDING, OrderStatus.COMPLETED)
-    delta = order.amount * (int(counted_after) - int(counted_before))
-    params = [int(leaves_pending), _day(utc_day(order.created_at)), _money(delta)]
-    with prepared_cursor() as cursor:  # on every close: planned once per connection
-        cursor.execute(_MOVE, [*params, _key(order.requisite_id)])
+    key = _key(order.requisite_id)
+    with prepared_cursor() as cursor:
+        if previous == status:
+            if end_run:
+                cursor.execute(RUN_ENDED, [key])
+            return
+        leaves_pending = previous == OrderStatus.PENDING
+        counted_before = previous in (OrderStatus.PENDING, OrderStatus.COMPLETED)
+        counted_after = status in (OrderStatus.PENDING, OrderStatus.COMPLETED)
+        delta = order.amount * (int(counted_after) - int(counted_before))
+        move = [int(leaves_pending), _day(utc_day(order.created_at)), _money(delta), key]
+        if end_run and connection.vendor == "postgresql":
+            cursor.execute(_RUN_ENDED_AND_MOVE, [key, *move])
+            return
+        if end_run:
+            cursor.execute(RUN_ENDED, [key])
+        cursor.execute(_MOVE, move)
 
 
 def _figures(requisite_ids, today: date) -> dict:

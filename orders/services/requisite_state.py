@@ -5,14 +5,13 @@ after `auto_disable_after` orders in a row ended Expired by the clock.
 on what an operator switched off; switching on starts the count of expiries again.
 """
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F
 
 from audit.models import ActorKind
 from audit.services import audit_record, request_actor
 from core.error_codes import ErrorCode
 from core.errors import Conflict, NotFound
-from core.prepared import prepared_cursor
 
 from ..models import OrderStatus, Requisite, RequisiteDisabledReason
 
@@ -75,25 +74,26 @@ def requisite_switch(*, requisite_id, on: bool, by_operator: bool, trader_id=Non
     return requisite
 
 
-_RUN_ENDED = (
+# Ends a requisite's run of expiries (run by the close's load move: see
+# requisite_run_ends).
+RUN_ENDED = (
     f"UPDATE {Requisite._meta.db_table} SET expired_in_a_row = 0"
     " WHERE id = %s AND expired_in_a_row > 0"
 )
 
 
-def requisite_count_close(*, requisite_id, status: str, actor: str) -> None:
-    """In the transaction that closes an order on the requisite: an expiry by the
-    clock adds one to the requisite's run of expiries (and switches it off when the
-    run reaches `auto_disable_after`); any other close but an expiry ends the run.
-    What a sandbox simulation does neither counts nor ends it."""
+def requisite_run_ends(*, status: str, actor: str) -> bool:
+    """Whether a close ends its requisite's run of expiries: any close but an expiry
+    does, except what a sandbox simulation does, which neither counts nor ends it. The
+    close's load move writes it (orders.services.load, with the requisite's figures)."""
+    return status != OrderStatus.EXPIRED and actor != SIMULATION_ACTOR
+
+
+def requisite_count_expiry(*, requisite_id, actor: str) -> None:
+    """In the transaction that expires an order on the requisite: an expiry by the
+    clock adds one to the requisite's run of expiries, and switches it off when the run
+    reaches `auto_disable_after`."""
     if requisite_id is None or actor == SIMULATION_ACTOR:
-        return
-    if status != OrderStatus.EXPIRED:
-        # every close but an expiry: written out and prepared once per connection
-        with prepared_cursor() as cursor:
-            cursor.execute(
-                _RUN_ENDED, [Requisite._meta.pk.get_db_prep_value(requisite_id, connection)]
-            )
         return
     row = Requisite.objects.filter(pk=requisite_id)
     if actor == CLOCK_EXPIRY_ACTOR:

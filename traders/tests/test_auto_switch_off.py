@@ -5,12 +5,14 @@ and its trader or an operator switches it back on, which starts the count again.
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from conftest import ApiClient
 from core.errors import NoAvailableTraders
 from finance.tests.factories import PaymentMethodFactory, TerminalFactory
-from orders.models import Requisite
-from orders.services import order_cancel, order_expire_due, order_simulate
+from orders.models import Requisite, RequisiteLoad
+from orders.services import order_cancel, order_confirm, order_expire_due, order_simulate
 from orders.services.requisite_state import requisite_switch
 from orders.tests.clock import orders_age
 from orders.tests.factories import RequisiteFactory, TraderFactory, buy_order
@@ -72,6 +74,26 @@ def test_a_close_that_is_not_an_expiry_ends_the_run():
     assert _state(requisite) == (True, None, 0)
     _expire_by_clock(terminal, method)
     assert _state(requisite) == (True, None, 1)
+
+
+def test_a_completion_ends_the_run_with_the_requisites_figures():
+    """On PostgreSQL in one statement: the requisite's run of expiries ends in the
+    same UPDATE that moves its figures (one round trip fewer on every close)."""
+    method, terminal, requisite = _desk(after=3)
+    _expire_by_clock(terminal, method)
+    paid = buy_order(terminal=terminal, method=method)
+    assert RequisiteLoad.objects.get(requisite=requisite).pending == 1
+    with CaptureQueriesContext(connection) as captured:
+        order_confirm(order_id=paid.pk, actor="trader:x")
+    assert _state(requisite) == (True, None, 0)
+    assert RequisiteLoad.objects.get(requisite=requisite).pending == 0
+    statements = [q["sql"] for q in captured.captured_queries]
+    run_ended = [q for q in statements if "SET expired_in_a_row = 0" in q]
+    assert len(run_ended) == 1
+    moved = [q for q in statements if "UPDATE orders_requisiteload" in q]
+    assert len(moved) == 1
+    if connection.vendor == "postgresql":
+        assert run_ended == moved
 
 
 def test_without_auto_disable_after_it_stays_on():
