@@ -46,12 +46,12 @@ def account_lock(*, terminal_id=None, trader_id=None, platform: bool | None = No
     return balance
 
 
-def row_change(lookup: dict, *, available=None, frozen=None, only_if=("", [])) -> tuple | None:
-    """The account's row locked and changed in one statement (UPDATE ... RETURNING: no
-    SELECT ... FOR UPDATE before it): `available` and `frozen` are the amounts added to
-    each (negative to take away), `only_if` a condition on the row as it is and its
-    parameters (the database evaluates it on the locked row). (its id, its total after), or None when
-    no row matches. Rounded to cents in SQL, as SQLite keeps decimals as floats."""
+RETURNED = "RETURNING id, available, frozen"
+
+
+def _change(lookup: dict, *, available=None, frozen=None, only_if=("", [])) -> tuple[str, list]:
+    """The UPDATE (without its RETURNING) that changes the account's row, and its
+    parameters: see row_change."""
     meta = Balance._meta
     prep = meta.get_field("available").get_db_prep_value
     sets, params = [], []
@@ -70,18 +70,51 @@ def row_change(lookup: dict, *, available=None, frozen=None, only_if=("", [])) -
     if condition:
         where.append(condition)
         params += [prep(value, connection) for value in condition_params]
-    sql = (
-        f"UPDATE {meta.db_table} SET {', '.join(sets)}"
-        f" WHERE {' AND '.join(where)} RETURNING id, available, frozen"
-    )
-    with prepared_cursor() as cursor:  # a handful of shapes, each planned once
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
+    return f"UPDATE {meta.db_table} SET {', '.join(sets)} WHERE {' AND '.join(where)}", params
+
+
+def _changed(row) -> tuple | None:
     if row is None:
         return None
     balance_id, now_available, now_frozen = row
     total = quantize_money(Decimal(str(now_available)) + Decimal(str(now_frozen)))
-    return meta.pk.to_python(balance_id), total
+    return Balance._meta.pk.to_python(balance_id), total
+
+
+def row_change(lookup: dict, *, available=None, frozen=None, only_if=("", [])) -> tuple | None:
+    """The account's row locked and changed in one statement (UPDATE ... RETURNING: no
+    SELECT ... FOR UPDATE before it): `available` and `frozen` are the amounts added to
+    each (negative to take away), `only_if` a condition on the row as it is and its
+    parameters (the database evaluates it on the locked row). (its id, its total after), or None when
+    no row matches. Rounded to cents in SQL, as SQLite keeps decimals as floats."""
+    sql, params = _change(lookup, available=available, frozen=frozen, only_if=only_if)
+    with prepared_cursor() as cursor:  # a handful of shapes, each planned once
+        cursor.execute(f"{sql} {RETURNED}", params)
+        return _changed(cursor.fetchone())
+
+
+def rows_change_together(changes: list[dict]) -> list[tuple | None]:
+    """Several accounts' rows changed (each as `row_change(**change)` would), in the
+    order given, in one statement: on PostgreSQL each UPDATE is a data-modifying WITH
+    that reads the one before it first, so the rows are locked in the order given, as
+    one statement after the other would lock them; elsewhere one statement each. Each
+    change names another row (a row changed twice in one statement would keep one
+    change). The results in the same order."""
+    if len(changes) < 2 or connection.vendor != "postgresql":
+        return [row_change(**change) for change in changes]
+    parts, params, selects = [], [], []
+    for k, change in enumerate(changes):
+        sql, values = _change(**change)
+        after = f" AND (SELECT count(*) FROM c{k - 1}) >= 0" if k else ""
+        parts.append(f"c{k} AS ({sql}{after} {RETURNED})")
+        params += values
+        selects.append(f"SELECT {k}, id, available, frozen FROM c{k}")
+    results: list[tuple | None] = [None] * len(changes)
+    with prepared_cursor() as cursor:  # a handful of shapes, each planned once
+        cursor.execute(f"WITH {', '.join(parts)} {' UNION ALL '.join(selects)}", params)
+        for k, *row in cursor.fetchall():
+            results[k] = _changed(row)
+    return results
 
 
 def row_change_made(lookup: dict, *, made_on_first_use: bool, **change) -> tuple | None:

@@ -30,7 +30,7 @@ from core.error_codes import ErrorCode
 from core.errors import InsufficientFunds, InvalidRequest, ServiceError
 from core.money import quantize_money
 
-from .balance_rows import account_filter, account_lock, row_change, row_change_made
+from .balance_rows import account_filter, account_lock
 from .ledger_rows import ledger_row_write
 from .models import (
     CREDIT_TYPES,
@@ -42,6 +42,7 @@ from .models import (
     Transaction,
     TransactionType,
 )
+from .movements_together import row_moved, send_queued
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,7 @@ def balance_reserve(
     waiting for its approval. `reserve_id`: the reserve's id when the caller has
     already written it (a Sell's order row names its reserve before it is made)."""
     _positive(amount)
+    send_queued()
     balance = account_lock(terminal_id=terminal_id, trader_id=trader_id)
     balance_covers_check(balance, amount)
     balance.available -= amount
@@ -165,6 +167,7 @@ def balance_reserve(
 
 
 def _close_reserve(reserve_id, state: str) -> tuple[Balance, Reserve]:
+    send_queued()  # the rows changed before this one are locked before it
     reserve = Reserve.objects.select_related("balance").get(pk=reserve_id)
     balance = Balance.objects.select_for_update().get(pk=reserve.balance_id)
     reserve = Reserve.objects.select_for_update().get(pk=reserve_id)
@@ -222,14 +225,17 @@ def balance_credit(
         raise ValueError(f"{kind} is not a credit")
     extra = _then(then_credit)
     lookup = account_filter(terminal_id=terminal_id, trader_id=trader_id, platform=platform)
-    credited = row_change_made(
-        lookup, made_on_first_use=terminal_id is None, available=amount + extra
-    )
-    if credited is None:
-        raise Balance.DoesNotExist(f"No balance for {lookup}")
-    balance_id, total = credited
     first = {"amount": amount, "transaction_type": kind, "client_description": description}
-    return _rows_written(balance_id, total, first, then_credit, reference, actor)
+
+    def done(credited):
+        if credited is None:
+            raise Balance.DoesNotExist(f"No balance for {lookup}")
+        balance_id, total = credited
+        return _rows_written(balance_id, total, first, then_credit, reference, actor)
+
+    return row_moved(
+        lookup, made_on_first_use=terminal_id is None, done=done, available=amount + extra
+    )
 
 
 @_movement
@@ -256,34 +262,46 @@ def balance_debit(
         raise ValueError(f"{kind} is not a debit")
     extra = _then(then_credit)
     lookup = account_filter(terminal_id=terminal_id, trader_id=trader_id, platform=platform)
-    debited = row_change_made(
+    first = {"amount": amount, "transaction_type": kind, "client_description": description}
+
+    def done(debited):
+        if debited is None:
+            balance = Balance.objects.filter(**lookup).first()
+            if balance is None:
+                raise Balance.DoesNotExist(f"No balance for {lookup}")
+            raise _insufficient(balance, amount - unfreeze)
+        balance_id, total = debited
+        return _rows_written(balance_id, total, first, then_credit, reference, actor)
+
+    return row_moved(
         lookup,
         made_on_first_use=terminal_id is None,
+        done=done,
         available=unfreeze - amount + extra,
         frozen=-unfreeze if unfreeze else None,
         # the difference compared with zero: SQLite compares a bound number as text
         only_if=("ROUND(available + %s - %s, 2) >= 0", [unfreeze, amount]),
     )
-    if debited is None:
-        balance = Balance.objects.filter(**lookup).first()
-        if balance is None:
-            raise Balance.DoesNotExist(f"No balance for {lookup}")
-        raise _insufficient(balance, amount - unfreeze)
-    balance_id, total = debited
-    first = {"amount": amount, "transaction_type": kind, "client_description": description}
-    return _rows_written(balance_id, total, first, then_credit, reference, actor)
 
 
 @_movement
 def balance_unfreeze(*, trader_id, amount: Decimal) -> None:
     """A Pending Buy's working deposit goes back to the trader's available."""
     lookup = account_filter(trader_id=trader_id)
-    unfrozen = row_change(
-        lookup, available=amount, frozen=-amount, only_if=("ROUND(frozen - %s, 2) >= 0", [amount])
+
+    def done(unfrozen):
+        if unfrozen is None:
+            frozen = Balance.objects.filter(**lookup).values_list("frozen", flat=True).first()
+            raise LedgerError(f"Frozen {frozen or 0:.2f} is below {amount:.2f}")
+
+    row_moved(
+        lookup,
+        made_on_first_use=False,
+        done=done,
+        available=amount,
+        frozen=-amount,
+        only_if=("ROUND(frozen - %s, 2) >= 0", [amount]),
     )
-    if unfrozen is None:
-        frozen = Balance.objects.filter(**lookup).values_list("frozen", flat=True).first()
-        raise LedgerError(f"Frozen {frozen or 0:.2f} is below {amount:.2f}")
 
 
 def balance_adjust(*, terminal_id, amount: Decimal, description: str, actor: str) -> Transaction:

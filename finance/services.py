@@ -32,8 +32,8 @@ from .ledger import (  # noqa: F401  (the ledger's services, named from here too
     ledger_check,
     signed_sum,
 )
-from .ledger_rows import ledger_rows_together  # noqa: F401  (named from here too)
 from .models import ApiKey, Balance, PaymentMethod, Terminal
+from .movements_together import movements_together  # noqa: F401  (named from here too)
 
 # --- Payment methods -------------------------------------------------------------------
 

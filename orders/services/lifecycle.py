@@ -8,8 +8,9 @@ The lock order every writer follows: the order, the requisite's row (where its r
 expiries is written), the requisite's load row, then the balance rows, a trader's before the platform's before a merchant's. Creation takes
 the load row before the trader's (a Buy's deposit) or the merchant's (a Sell's
 reserve) row. The balance rows are the ones many transactions share (one merchant's
-orders, one trader's, every order's platform row), so they come last: each is held
-from its UPDATE to COMMIT, a few statements, not through the whole close.
+orders, one trader's, every order's platform row), so they come last, all changed in
+one statement in that order (finance's `movements_together`): they are held from it to
+COMMIT, the ledger's INSERT and the audit entry, not through the whole close.
 """
 
 import functools
@@ -33,7 +34,7 @@ from finance.services import (
     balance_post,
     balance_unfreeze,
     balance_void,
-    ledger_rows_together,
+    movements_together,
 )
 from webhooks.models import EventType
 
@@ -176,9 +177,10 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
         previous=previous,
         end_run=requisite_run_ends(status=status, actor=actor),
     )
-    # Each balance row is changed (and locked) as its movement runs; their ledger rows
-    # are written together, in one INSERT, once all of them have moved.
-    with ledger_rows_together():
+    # The balance rows are changed (and locked) together, in the lock order, in one
+    # statement once all the movements have run; their ledger rows are written together,
+    # in one INSERT, after it.
+    with movements_together():
         _settle_trader(order, status, frozen=frozen)
         _settle_merchant(order, status, credit_description=credit_description)
     return order

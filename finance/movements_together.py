@@ -1,0 +1,84 @@
+"""Movements sent together (an order's close): each account's row change is queued as
+its movement runs, and all of them go to the database in one statement at the end of
+the block, in the order they ran (the lock order), the ledger's rows after them in one
+INSERT (finance/ledger_rows.py). The movements themselves are in finance/ledger.py.
+
+    with movements_together():   # inside the transaction (or savepoint) they run in
+        balance_debit(...)       # queued: returns None
+        balance_credit(...)
+    # here the rows have changed, each movement refused or wrote its ledger rows
+"""
+
+import threading
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from django.db import connection
+
+from .balance_rows import row_change_made, rows_change_together
+from .ledger_rows import ledger_rows_together
+
+# Inside `movements_together` on PostgreSQL: the row changes of the movements run so
+# far, not sent yet.
+_QUEUED = threading.local()
+
+
+@dataclass
+class _Queued:
+    lookup: dict
+    made_on_first_use: bool
+    change: dict
+    done: Callable
+
+
+def row_moved(lookup: dict, *, made_on_first_use: bool, done: Callable, **change):
+    """A movement's change of its account's row (`row_change_made`), then
+    `done(result)`, which refuses or writes the movement's ledger rows: at once, or
+    inside `movements_together` (None then) with the block's other changes."""
+    queued = getattr(_QUEUED, "changes", None)
+    if queued is None:
+        return done(row_change_made(lookup, made_on_first_use=made_on_first_use, **change))
+    if any(other.lookup == lookup for other in queued):
+        send_queued()  # one statement changes a row once
+    _QUEUED.changes.append(_Queued(lookup, made_on_first_use, change, done))
+    return None
+
+
+def send_queued() -> None:
+    """The queued changes sent, in one statement, in their order; each movement's
+    `done` then refuses or writes its ledger rows, in the same order. A row missing
+    where one is made on first use is made and changed afterwards (after the rows
+    queued behind it: only an account's first movement ever)."""
+    queued = getattr(_QUEUED, "changes", None)
+    if not queued:
+        return
+    _QUEUED.changes = []
+    results = rows_change_together([{"lookup": q.lookup, **q.change} for q in queued])
+    for q, result in zip(queued, results, strict=True):
+        if result is None and q.made_on_first_use:
+            result = row_change_made(q.lookup, made_on_first_use=True, **q.change)
+        q.done(result)
+
+
+@contextmanager
+def movements_together():
+    """The movements inside (credits, debits, unfreezes; a reserve's post or void sends
+    what came before it first) change their rows in one statement at the end of the
+    block, in their order, which is the lock order (on PostgreSQL; elsewhere each at
+    once), and their ledger rows are written together in one INSERT after
+    (`ledger_rows_together`). A refusal (402) is raised at the end of the block, so the
+    block must sit inside the transaction or savepoint that undoes the movements; they
+    return None, and nothing in the block may read their rows back. Every shared row
+    of a close is then held for two round trips (the rows, the ledger) instead of one
+    per account."""
+    with ledger_rows_together():
+        if getattr(_QUEUED, "changes", None) is not None or connection.vendor != "postgresql":
+            yield
+            return
+        _QUEUED.changes = []
+        try:
+            yield
+            send_queued()
+        finally:
+            _QUEUED.changes = None

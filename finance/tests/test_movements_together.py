@@ -1,0 +1,120 @@
+"""Movements inside `movements_together` (an order's close): on PostgreSQL every
+account's row changes in one statement at the end of the block, in the order the
+movements ran (the lock order), and their ledger rows follow in one INSERT; the
+figures are what one statement per movement gives, and a refusal moves nothing."""
+
+from decimal import Decimal
+
+import pytest
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
+
+from core.errors import InsufficientFunds
+from finance.models import Balance, Transaction
+from finance.services import (
+    Credit,
+    account_ensure,
+    balance_credit,
+    balance_debit,
+    ledger_check,
+)
+from finance.services import movements_together as together
+from finance.tests.factories import TerminalFactory
+from orders.tests.factories import TraderFactory
+
+pytestmark = pytest.mark.django_db
+POSTGRES = connection.vendor == "postgresql"
+
+
+def _figures(**lookup):
+    row = Balance.objects.get(**lookup)
+    return row.available, row.frozen
+
+
+def _close_like(trader, shop, *, paid: str, unfreeze: str, reference: str):
+    """A completed Buy's three movements, as a close runs them: the trader's debit with
+    its reward, the platform's revenue, the merchant's credit."""
+    reward = Credit(Decimal("5.00"), "reward", f"Reward {reference}")
+    buy = {"kind": "order_buy", "description": f"Buy {reference}", "reference": reference}
+    balance_debit(
+        trader_id=trader.pk,
+        amount=Decimal(paid),
+        unfreeze=Decimal(unfreeze),
+        then_credit=reward,
+        **buy,
+    )
+    balance_credit(platform=False, amount=Decimal("20.00"), kind="revenue", description="Revenue")
+    balance_credit(terminal_id=shop.pk, amount=Decimal("975.00"), description="Order")
+
+
+def test_a_closes_rows_change_in_one_statement_then_one_insert():
+    trader = TraderFactory(deposit="1000.00")
+    Balance.objects.filter(trader_id=trader.pk).update(available=Decimal("0.00"), frozen=1000)
+    shop = TerminalFactory(available="10.00")
+    account_ensure(platform=False)  # its first movement is another test's
+    with transaction.atomic(), CaptureQueriesContext(connection) as queries:
+        with together():
+            _close_like(trader, shop, paid="1000.00", unfreeze="1000.00", reference="x")
+    statements = [q["sql"] for q in queries.captured_queries]
+    balance_writes = [q for q in statements if "finance_balance" in q]
+    if POSTGRES:
+        assert len(balance_writes) == 1 and balance_writes[0].startswith("WITH c0 AS (UPDATE")
+        # each UPDATE reads the one before it: the rows are locked in the movements' order
+        assert "(SELECT count(*) FROM c1) >= 0" in balance_writes[0]
+    else:
+        assert len(balance_writes) == 3
+    assert [q.split()[0] for q in statements if "finance_transaction" in q] == ["INSERT"]
+    assert _figures(trader_id=trader.pk) == (Decimal("5.00"), Decimal("0.00"))
+    assert _figures(terminal=shop) == (Decimal("985.00"), Decimal("0.00"))
+    assert _figures(kind="platform", sandbox=False) == (Decimal("20.00"), Decimal("0.00"))
+    rows = Transaction.objects.filter(reference="x").order_by("created_at")
+    assert [(r.transaction_type, r.amount, r.balance_after) for r in rows] == [
+        ("order_buy", Decimal("1000.00"), Decimal("0.00")),
+        ("reward", Decimal("5.00"), Decimal("5.00")),
+    ]
+    shop_row = Transaction.objects.get(balance__terminal=shop, client_description="Order")
+    assert shop_row.balance_after == Decimal("985.00")
+    assert ledger_check() == []
+
+
+def test_a_refusal_at_the_end_of_the_block_moves_nothing():
+    trader = TraderFactory(deposit="100.00")
+    shop = TerminalFactory(available="10.00")
+    before = _figures(trader_id=trader.pk), _figures(terminal=shop)
+    with pytest.raises(InsufficientFunds, match="available 100.00, required 500.00"):
+        with transaction.atomic(), together():
+            _close_like(trader, shop, paid="500.00", unfreeze="0", reference="y")
+    assert (_figures(trader_id=trader.pk), _figures(terminal=shop)) == before
+    assert not Transaction.objects.filter(reference="y").exists()
+    assert ledger_check() == []
+
+
+def test_the_same_row_twice_in_a_block_keeps_both_changes():
+    """One statement changes a row once: a second movement of an account already
+    queued sends what came before it first."""
+    shop = TerminalFactory(available="10.00")
+    with transaction.atomic(), together():
+        balance_credit(terminal_id=shop.pk, amount=Decimal("1.00"), description="a")
+        balance_credit(terminal_id=shop.pk, amount=Decimal("2.00"), description="b")
+        balance_credit(platform=True, amount=Decimal("3.00"), kind="revenue", description="c")
+        balance_credit(terminal_id=shop.pk, amount=Decimal("4.00"), description="d")
+    assert _figures(terminal=shop) == (Decimal("17.00"), Decimal("0.00"))
+    afters = dict(
+        Transaction.objects.filter(
+            balance__terminal=shop, client_description__in=["a", "b", "d"]
+        ).values_list("client_description", "balance_after")
+    )
+    assert afters == {"a": Decimal("11.00"), "b": Decimal("13.00"), "d": Decimal("17.00")}
+    assert ledger_check() == []
+
+
+def test_an_accounts_first_movement_in_a_block_makes_its_row():
+    shop = TerminalFactory()
+    assert not Balance.objects.filter(kind="platform").exists()
+    with transaction.atomic(), together():
+        balance_credit(platform=True, amount=Decimal("3.00"), kind="revenue", description="c")
+        balance_credit(terminal_id=shop.pk, amount=Decimal("4.00"), description="d")
+    assert _figures(kind="platform", sandbox=True) == (Decimal("3.00"), Decimal("0.00"))
+    assert _figures(terminal=shop) == (Decimal("4.00"), Decimal("0.00"))
+    assert Transaction.objects.get(client_description="c").balance_after == Decimal("3.00")
+    assert ledger_check() == []
