@@ -14,6 +14,7 @@ COMMIT, the ledger's INSERT and the audit entry, not through the whole close.
 """
 
 import functools
+from collections.abc import Callable
 from decimal import Decimal
 
 from django.db import connection, transaction
@@ -42,6 +43,9 @@ from ..models import ORDER_TRANSITIONS, Order, OrderStatus, merchant_credit
 from .events import emit_event
 from .load import requisite_load_move
 from .requisite_state import requisite_count_expiry, requisite_run_ends
+
+# A caller's writes inside a close (its audit entry), given the order just closed.
+OnClosed = Callable[[Order], None]
 
 
 class OrderNotPending(Conflict):
@@ -81,14 +85,27 @@ def _lock_sql(vendor: str) -> str:
     )
 
 
-def _close(order: Order, status: str, *, actor: str, paid_amount: Decimal | None = None) -> Order:
+def _close(
+    order: Order,
+    status: str,
+    *,
+    actor: str,
+    paid_amount: Decimal | None = None,
+    on_closed: OnClosed | None = None,
+) -> Order:
     _close_check(order, status, paid_amount)
     if status == OrderStatus.COMPLETED:
         order.paid_amount = order.amount if paid_amount is None else quantize_money(paid_amount)
         if order.paid_amount != order.amount and order.side == Side.BUY:
             # Charged on what arrived, as for an accepted dispute.
             order.fee_amount = fee_for(order.paid_amount, rate=order.fee, fixed=order.fixed_fee)
-    return _settle(order, status, actor=actor, credit_description=f"Order {order.client_order_id}")
+    return _settle(
+        order,
+        status,
+        actor=actor,
+        credit_description=f"Order {order.client_order_id}",
+        on_closed=on_closed,
+    )
 
 
 def _close_check(order: Order, status: str, paid_amount: Decimal | None) -> None:
@@ -142,12 +159,20 @@ CLOSE_FIELDS = [
 ]
 
 
-def _settle(order: Order, status: str, *, actor: str, credit_description: str) -> Order:
+def _settle(
+    order: Order,
+    status: str,
+    *,
+    actor: str,
+    credit_description: str,
+    on_closed: OnClosed | None = None,
+) -> Order:
     """The one way an order closes (locked, transition already checked): write the
-    status and record its event, then, in the lock order, keep the requisite's figures
-    (its load row) and move the money for `status` on all three sides: the trader's
-    and the platform's (`_settle_trader`), then the merchant's (a Buy's credit of
-    paid_amount less fee_amount, a Sell's reserve posted or voided)."""
+    status and record its event (and call `on_closed(order)`: a caller's own writes,
+    its audit entry), then, in the lock order, keep the requisite's figures (its load
+    row) and move the money for `status` on all three sides: the trader's and the
+    platform's (`_settle_trader`), then the merchant's (a Buy's credit of paid_amount
+    less fee_amount, a Sell's reserve posted or voided)."""
     # A Pending Buy's working deposit is frozen on its trader (`_settle_trader` leaves
     # out one made before the books); read before the status changes.
     frozen = (
@@ -168,6 +193,8 @@ def _settle(order: Order, status: str, *, actor: str, credit_description: str) -
     update_row(order, CLOSE_FIELDS)
     metrics.order_transitioned(to=status, actor=actor)
     emit_event(order, _EVENT_FOR_STATUS[status], actor=actor)
+    if on_closed is not None:  # before the shared rows: not written while they are held
+        on_closed(order)
     # The rows many closes share, in the lock order, each held from here to COMMIT:
     # the requisite's load row (and before it, when its run of expiries ends, the
     # requisite's row), then the balances.
@@ -276,9 +303,12 @@ def _transition(
     actor: str,
     paid_amount: Decimal | None = None,
     savepoint: bool = True,
+    on_closed: OnClosed | None = None,
 ) -> Order:
     """Move a Pending order to `status`; an order already past expiry expires instead
-    and the caller gets 409, as if the sweep had run first.
+    and the caller gets 409, as if the sweep had run first. `on_closed(order)` runs in
+    the close, once its status is written, before the rows it shares with other closes
+    (not when the order expires instead); a money refusal after it takes it back too.
 
     The refusals checked before the first write (`_lock`, `_close_check`) are raised
     once the block is over. A money refusal comes later (a paid amount the trader's
@@ -300,24 +330,35 @@ def _transition(
                 _close(order, OrderStatus.EXPIRED, actor="expiry")
                 refused = OrderNotPending("Order is Expired, not Pending")
             else:
-                _close(order, status, actor=actor, paid_amount=paid_amount)
+                _close(order, status, actor=actor, paid_amount=paid_amount, on_closed=on_closed)
     if refused is not None:
         raise refused
     return order
 
 
 def order_confirm(
-    *, order_id, actor: str, paid_amount: Decimal | None = None, savepoint: bool = True
+    *,
+    order_id,
+    actor: str,
+    paid_amount: Decimal | None = None,
+    savepoint: bool = True,
+    on_closed: OnClosed | None = None,
 ) -> Order:
     """Completed; `paid_amount` is the order's amount unless told otherwise (the
-    sandbox's simulate may say what arrived). `savepoint`: see `_transition`."""
+    sandbox's simulate may say what arrived). `savepoint`, `on_closed`: see
+    `_transition`."""
     return _transition(
-        order_id, OrderStatus.COMPLETED, actor=actor, paid_amount=paid_amount, savepoint=savepoint
+        order_id,
+        OrderStatus.COMPLETED,
+        actor=actor,
+        paid_amount=paid_amount,
+        savepoint=savepoint,
+        on_closed=on_closed,
     )
 
 
-def order_cancel(*, order_id, actor: str) -> Order:
-    return _transition(order_id, OrderStatus.CANCELLED, actor=actor)
+def order_cancel(*, order_id, actor: str, on_closed: OnClosed | None = None) -> Order:
+    return _transition(order_id, OrderStatus.CANCELLED, actor=actor, on_closed=on_closed)
 
 
 def order_expire_now(*, order_id, actor: str) -> Order:

@@ -15,6 +15,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from audit.models import AuditEntry
 from core.errors import InsufficientFunds, InvalidRequest, NoAvailableTraders, NotFound
 from core.testing import ApiClient
 from finance.models import AccountKind, Balance, FeeRange, Transaction
@@ -257,6 +258,34 @@ def test_the_trader_confirm_endpoint_takes_paid_amount(method, shop):
     assert response.status_code == 400
     assert response.json()["errors"]["paid_amount"]
     assert ledger_check() == []
+
+
+def test_a_confirms_audit_entry_is_written_before_the_shared_rows_and_refused_with_them(
+    method, shop
+):
+    """The trader's confirm writes its entry once the status is written, before the
+    requisite's load row and the balances (held by every close on them until COMMIT);
+    a money refusal (402) after it takes the entry back with the close."""
+    trader = TraderFactory(deposit="530.00")
+    RequisiteFactory(trader=trader, method=method)
+    api = ApiClient(trader.raw_key)
+    refused = buy_order(terminal=shop, method=method, amount="530.00")
+    response = api.post(f"/api/v1/trader/orders/{refused.pk}/confirm", {"paid_amount": "530.01"})
+    assert response.status_code == 402
+    assert not AuditEntry.objects.filter(object_id=str(refused.pk)).exists()
+    order_cancel(order_id=refused.pk, actor="test")
+    order = buy_order(terminal=shop, method=method, amount="530.00")
+    with CaptureQueriesContext(connection) as queries:
+        assert api.post(f"/api/v1/trader/orders/{order.pk}/confirm").status_code == 200
+    statements = [q["sql"] for q in queries.captured_queries]
+
+    def first(text: str) -> int:
+        return next(i for i, sql in enumerate(statements) if text in sql)
+
+    assert first("audit_auditentry") < first("UPDATE orders_requisiteload")
+    assert first("UPDATE orders_requisiteload") < first("finance_balance")
+    entry = AuditEntry.objects.get(object_id=str(order.pk), action="order.confirm")
+    assert entry.changes == {"status": ["Pending", "Completed"]}
 
 
 def test_check_ledger_catches_a_tampered_movement(method, shop):
