@@ -22,7 +22,7 @@ from django.db import connection, transaction
 from core import metrics
 from core.db import DbNow, db_now_sql
 from core.error_codes import ErrorCode
-from core.errors import Conflict, InvalidRequest, NotFound, ServiceError
+from core.errors import Conflict, NotFound, ServiceError
 from core.fast_insert import update_row
 from core.money import fee_for, quantize_money
 from core.prepared import prepared_cursor
@@ -42,6 +42,7 @@ from webhooks.models import EventType
 from ..models import ORDER_TRANSITIONS, Order, OrderStatus, merchant_credit
 from .events import emit_event
 from .load import requisite_load_move
+from .request_rules import paid_amount_check
 from .requisite_state import requisite_count_expiry, requisite_run_ends
 
 # A caller's writes inside a close (its audit entry), given the order just closed.
@@ -114,30 +115,6 @@ def _close_check(order: Order, status: str, paid_amount: Decimal | None) -> None
         raise OrderNotPending(f"Order is {order.status}, not Pending")
     if status == OrderStatus.COMPLETED and paid_amount is not None:
         paid_amount_check(order, paid_amount)
-
-
-def paid_amount_check(order: Order, paid_amount: Decimal) -> None:
-    """Another amount received (traders.md §21): a Buy's only, above zero, at most
-    twice the amount, in whole cents. 400 naming `paid_amount` otherwise."""
-    if order.side != Side.BUY:
-        raise InvalidRequest(
-            "paid_amount is accepted only when confirming a Buy order",
-            errors={"paid_amount": ["A Sell completes for its amount"]},
-        )
-    if not paid_amount.is_finite() or paid_amount <= 0:
-        raise InvalidRequest(
-            "paid_amount must be above zero", errors={"paid_amount": ["Must be above zero"]}
-        )
-    if paid_amount != paid_amount.quantize(Decimal("0.01")):
-        raise InvalidRequest(
-            "paid_amount has more than two decimal places",
-            errors={"paid_amount": ["At most two decimal places"]},
-        )
-    if paid_amount > 2 * order.amount:
-        raise InvalidRequest(
-            f"paid_amount must be at most twice the amount ({2 * order.amount:.2f})",
-            errors={"paid_amount": [f"At most {2 * order.amount:.2f}"]},
-        )
 
 
 _EVENT_FOR_STATUS = {

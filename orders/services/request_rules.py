@@ -1,9 +1,14 @@
 """The rules of an order request that need no database (its shape, its customer
-bank), in the contract's order of refusals; creation and availability both apply them."""
+bank), in the contract's order of refusals; creation and availability both apply them.
+And a confirm's paid amount, checked against the order before its close writes."""
+
+from decimal import Decimal
 
 from core.error_codes import ErrorCode, message_for
 from core.errors import InvalidRequest
 from finance.models import Side, Terminal
+
+from ..models import Order
 
 CUSTOMER_BANKS = {"sberbank", "vtb", "tinkoff", "alfabank"}
 
@@ -59,4 +64,28 @@ def order_validate_request(
         raise InvalidRequest(
             code=ErrorCode.CUSTOMER_ACCOUNT_REQUIRED,
             errors={"customer_account": ["Required for Sell orders"]},
+        )
+
+
+def paid_amount_check(order: Order, paid_amount: Decimal) -> None:
+    """Another amount received (traders.md §21): a Buy's only, above zero, at most
+    twice the amount, in whole cents. 400 naming `paid_amount` otherwise."""
+    if order.side != Side.BUY:
+        raise InvalidRequest(
+            "paid_amount is accepted only when confirming a Buy order",
+            errors={"paid_amount": ["A Sell completes for its amount"]},
+        )
+    if not paid_amount.is_finite() or paid_amount <= 0:
+        raise InvalidRequest(
+            "paid_amount must be above zero", errors={"paid_amount": ["Must be above zero"]}
+        )
+    if paid_amount != paid_amount.quantize(Decimal("0.01")):
+        raise InvalidRequest(
+            "paid_amount has more than two decimal places",
+            errors={"paid_amount": ["At most two decimal places"]},
+        )
+    if paid_amount > 2 * order.amount:
+        raise InvalidRequest(
+            f"paid_amount must be at most twice the amount ({2 * order.amount:.2f})",
+            errors={"paid_amount": [f"At most {2 * order.amount:.2f}"]},
         )
