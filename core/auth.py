@@ -140,8 +140,9 @@ def other_key_round(address: str, digest: str):
     """For a key space outside X-API-Key (a trader's device token): 429 when `address`
     is past its failed authentications, else this request counted in the key's rate
     window, in one trip to the cache that also reads the configuration generation
-    (core.memo: the device is kept per process under it). Returns (window, count) for ApiKeyRateThrottle
-    (`request.rate_counted`); the window is None when no key was sent."""
+    (core.memo: the device is kept per process under it). Returns (window, count) for
+    ApiKeyRateThrottle (`request.rate_counted`); the window is None when no key was
+    sent."""
     failures_key, limit, wait = _failure_window(address)
     window = rate_window(digest) if digest else None
     count, (failures, generation) = window_round(

@@ -5,12 +5,14 @@ ORDER_TRANSITIONS, writes the status and records the webhook event in the outbox
 then keeps the requisite's figures and moves the money through finance.
 
 The lock order every writer follows: the order, the requisite's row (where its run of
-expiries is written), the requisite's load row, then the balance rows, a trader's before the platform's before a merchant's. Creation takes
-the load row before the trader's (a Buy's deposit) or the merchant's (a Sell's
-reserve) row. The balance rows are the ones many transactions share (one merchant's
-orders, one trader's, every order's platform row), so they come last, all changed in
-one statement in that order (finance's `movements_together`): they are held from it to
-COMMIT, the ledger's INSERT and the audit entry, not through the whole close.
+expiries is written), the requisite's load row, then the balance rows, a trader's
+before the platform's before a merchant's. Creation takes the load row before the
+trader's (a Buy's deposit) or the merchant's (a Sell's reserve) row. The balance
+rows are the ones many transactions share (one merchant's orders, one trader's, every
+order's platform row), so they come last, all changed in one statement in that order
+(finance's `movements_together`): they are held from it through the ledger's INSERT
+to COMMIT, not through the whole close (the caller's audit entry is written before
+them: `on_closed`).
 """
 
 import functools

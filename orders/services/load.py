@@ -152,22 +152,21 @@ def requisite_load_move(*, order: Order, status: str, previous: str, end_run: bo
     if order.requisite_id is None:
         return
     key = _key(order.requisite_id)
-    with prepared_cursor() as cursor:
-        if previous == status:
-            if end_run:
-                cursor.execute(RUN_ENDED, [key])
-            return
+    move = None
+    if previous != status:
         leaves_pending = previous == OrderStatus.PENDING
         counted_before = previous in (OrderStatus.PENDING, OrderStatus.COMPLETED)
         counted_after = status in (OrderStatus.PENDING, OrderStatus.COMPLETED)
         delta = order.amount * (int(counted_after) - int(counted_before))
         move = [int(leaves_pending), _day(utc_day(order.created_at)), _money(delta), key]
-        if end_run and connection.vendor == "postgresql":
+    with prepared_cursor() as cursor:
+        if end_run and move is not None and connection.vendor == "postgresql":
             cursor.execute(_RUN_ENDED_AND_MOVE, [key, *move])
             return
         if end_run:
             cursor.execute(RUN_ENDED, [key])
-        cursor.execute(_MOVE, move)
+        if move is not None:
+            cursor.execute(_MOVE, move)
 
 
 def _figures(requisite_ids, today: date) -> dict:
