@@ -1,8 +1,8 @@
 """The django side of the wave's new paths (bench.paths): their bench-only data, the
 cabinet poll's SQL, and in-process costs. Commands of `python -m bench.django_side`:
 
-  paths-setup                   two methods for the Pending point, a device's method,
-                                requisite and token; prints their ids as JSON
+  paths-setup                   two methods for the Pending point, two devices' methods,
+                                requisites and tokens; prints their ids as JSON
   cabinet-sessions N            N signed-in cabinet sessions of the demo traders (JSON)
   cabinet-poll-sql              the statements of a cabinet poll answered 304 (JSON)
   inprocess-costs N             mean ms of a Sell creation, a settlement entered and
@@ -14,6 +14,7 @@ import time
 from decimal import Decimal
 
 DEVICE_TOKEN = "dev_bench-device-token-00000000000000000000"
+CROWDED_TOKEN = "dev_bench-crowded-token-0000000000000000000"
 SHOP_KEY = {"HTTP_X_API_KEY": "demo-shop-key"}
 AUDIT_BATCH = 10
 
@@ -42,8 +43,9 @@ def _method(name: str, nspk: str, trader, requisites: int):
 
 def paths_setup() -> str:
     """`Bench Held SBP` and `Bench Quiet SBP` (two requisites each, Trader Three): the
-    Pending point fills the first; `Bench Device SBP` (one requisite, Trader Two) with
-    a device bound to it: the notifications point's orders and messages."""
+    Pending point fills the first; `Bench Device SBP` and `Bench Crowded SBP` (one
+    requisite each, Trader Two), each with a device bound to it: the notifications
+    point's orders and messages, the second's requisite holding 3,000 more Pending."""
     from orders.models import Trader
     from traders.devices import device_add
 
@@ -52,12 +54,14 @@ def paths_setup() -> str:
     quiet, _ = _method("Bench Quiet SBP", "999000000012", three, 2)
     device_method, requisites = _method("Bench Device SBP", "999000000013", two, 1)
     device_add(trader=two, name="Bench phone", requisites=requisites, raw_token=DEVICE_TOKEN)
+    crowded_method, requisites = _method("Bench Crowded SBP", "999000000014", two, 1)
+    device_add(trader=two, name="Bench phone 2", requisites=requisites, raw_token=CROWDED_TOKEN)
     return json.dumps(
         {
             "held": str(held.pk),
             "quiet": str(quiet.pk),
-            "device_method": str(device_method.pk),
-            "device_token": DEVICE_TOKEN,
+            "device": {"method": str(device_method.pk), "token": DEVICE_TOKEN},
+            "crowded": {"method": str(crowded_method.pk), "token": CROWDED_TOKEN},
         }
     )
 

@@ -92,10 +92,10 @@ async def _burst(requests, concurrency: int) -> dict:
     return {**result, "statuses": statuses}
 
 
-def _device_round(ids: dict, first: int) -> dict:
+def _device_round(device: dict, first: int) -> dict:
     """BURST Buys of the device's requisite created (not timed), then one notification
     for each, in a burst of 16 clients (timed)."""
-    method, token = ids["device_method"], {"X-Device-Token": ids["device_token"]}
+    method, token = device["method"], {"X-Device-Token": device["token"]}
     amounts = [first + k for k in range(BURST)]
 
     def order(amount):
@@ -119,16 +119,16 @@ def _device_round(ids: dict, first: int) -> dict:
 
 
 def notifications_point(ids: dict) -> dict:
-    """Three rounds of a 300-notification burst from one device, each beside a slice of
-    the balance read at 16 clients; then the same bursts with 3,000 more Pending Buys
-    (of other amounts) on the device's requisite."""
+    """Three rounds, each of a 300-notification burst from one device, the same burst
+    from a second device whose requisite holds 3,000 more Pending Buys (of other
+    amounts), and a slice of the balance read at 16 clients: the three side by side."""
     settle_orders()
-    rounds, balances = [], []
+    fill_pending("Bench Crowded SBP", HELD, 60_000, requisites=1)
+    rounds, crowded, balances = [], [], []
     for k in range(3):
-        rounds.append(_device_round(ids, 1000 + k * BURST))
+        rounds.append(_device_round(ids["device"], 1000 + k * BURST))
+        crowded.append(_device_round(ids["crowded"], 5000 + k * BURST))
         balances.append(run(balance, 16, SECONDS / 3))
-    fill_pending("Bench Device SBP", HELD, 60_000, requisites=1)
-    crowded = [_device_round(ids, 5000 + k * BURST) for k in range(3)]
     settle_orders()
     return {"bursts": rounds, "balance": balances, "crowded": crowded}
 

@@ -97,9 +97,9 @@ def _notifications(n, goals) -> list[str]:
     )
     return [
         f"A device's bursts of {BURST} notifications (16 clients; each pays one of {BURST} "
-        "Pending Buys on its requisite and completes it), three rounds, each beside a slice "
-        "of the balance read; then the same bursts with "
-        f"{HELD:,} more Pending Buys of other amounts on the requisite.",
+        "Pending Buys on its requisite and completes it), three rounds, each beside the "
+        "same burst from a second device whose requisite holds "
+        f"{HELD:,} more Pending Buys of other amounts, and a slice of the balance read.",
         "",
         "| point | result | compared with | ratio | goal |",
         "|---|---|---|---|---|",
