@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import environ
+from gunicorn.glogging import Logger
 
 # The same .env the Django settings read (variables already set win), for VAR_DIR.
 _base = Path(__file__).resolve().parent
@@ -45,6 +46,21 @@ worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 errorlog = "-"
+
+
+class _Logger(Logger):
+    """gunicorn's logger, writing its own access line only where GUNICORN_ACCESS_LOG
+    asks for one. Each request's line is Django's (`paymentsvc.access`: the request id,
+    the route, the status and the time, masked as every line is); with a logging
+    configuration set, gunicorn would add a second one on stdout, built from every
+    header of the request and the response and masked by nothing."""
+
+    def access(self, resp, req, environ, request_time):
+        if self.cfg.accesslog:
+            super().access(resp, req, environ, request_time)
+
+
+logger_class = _Logger
 # gunicorn answers an over-long request line with its own HTML page before Django
 # runs; its largest allowed line keeps that to lines no API call comes near.
 limit_request_line = 8190
