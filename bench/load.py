@@ -73,10 +73,13 @@ def merge(parts: list[dict]) -> dict:
 def alternate(points: dict, seconds=SECONDS, rounds=3) -> dict[str, dict]:
     """Each point (a function of a slice's length returning its result) in turn, for
     `rounds` rounds, so that whatever else the machine is doing at the time weighs on
-    all alike; one merged result per point."""
+    all alike; one merged result per point. Every other round takes the points in the
+    reverse order (A B, B A, A B, ...): a machine slowing or speeding up through the
+    point, or a slice that leaves the next one more to do, weighs on neither side."""
     slices: dict[str, list] = {name: [] for name in points}
-    for _ in range(rounds):
-        for name, point in points.items():
+    order = list(points.items())
+    for k in range(rounds):
+        for name, point in order if k % 2 == 0 else order[::-1]:
             slices[name].append(point(seconds / rounds))
     return {name: merge(parts) for name, parts in slices.items()}
 

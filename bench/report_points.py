@@ -103,10 +103,11 @@ def metrics_section(r: dict, goals: list) -> list[str]:
         "",
         "## Metrics on and off",
         "",
-        "The bench server counts its metrics in multiprocess mode (PROMETHEUS_MULTIPROC_DIR, "
-        "as deployed); a second one, started beside it with `METRICS_ENABLED=false`, counts "
-        "nothing. Order creation and ping at 16 clients on each, in alternating slices "
-        "(4 rounds). Goal: the metrics cost at most 5% (off/on throughput ≤ 1.05).",
+        "Two servers started for the point, the same but for `METRICS_ENABLED`: one counts "
+        "its metrics in multiprocess mode (PROMETHEUS_MULTIPROC_DIR, as deployed), the "
+        "other counts nothing. Order creation and ping at 16 clients on each, in "
+        "alternating slices (4 rounds). Goal: the metrics cost at most 5% (off/on "
+        "throughput ≤ 1.05).",
         "",
         "| request | metrics on | metrics off | off / on | goal |",
         "|---|---|---|---|---|",
