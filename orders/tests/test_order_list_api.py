@@ -6,6 +6,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from conftest import buy_body, sell_body
+from orders.models import Order
 from orders.tests.clock import orders_age
 from orders.tests.world import World
 
@@ -157,6 +158,21 @@ def test_get_order_by_id(shop, world):
     body = shop.get(f"{URL}{order['id']}").json()
     assert body["success"] is True
     assert body["order"] == {**order, "updated_at": body["order"]["updated_at"]}
+
+
+def test_a_lookup_is_one_statement_and_shows_an_overdue_order_as_expired(shop, world):
+    """One statement reads the order, its method and the database's time (no ORDER BY,
+    no second read of the method); an order past its expires_at that the sweep has not
+    closed yet is shown Expired by that time, as the ORM's read showed it."""
+    order = shop.post(URL, buy_body(world)).json()
+    with CaptureQueriesContext(connection) as queries:
+        body = shop.get(f"{URL}{order['id']}").json()
+    reads = [q["sql"] for q in queries.captured_queries if "orders_order" in q["sql"]]
+    assert len(reads) == 1 and "ORDER BY" not in reads[0]
+    assert body["order"]["method_name"] == order["method_name"]
+    assert body["order"]["status"] == "Pending"
+    Order.objects.filter(pk=order["id"]).update(expires_at=timezone.now() - timedelta(minutes=1))
+    assert shop.get(f"{URL}{order['id']}").json()["order"]["status"] == "Expired"
 
 
 @pytest.mark.parametrize("order_id", ["00000000-0000-0000-0000-000000000000", "garbage", "1"])
