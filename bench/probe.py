@@ -21,7 +21,7 @@ import time
 
 import httpx
 
-from .load import alternate, order_list_50, run
+from .load import alternate, balance, order_list_50, run
 
 KEY = "demo-shop-key"
 URL = os.environ.get("PROBE_URL", f"http://127.0.0.1:{os.environ.get('PORT', '8000')}")
@@ -60,10 +60,6 @@ def creation(method_id: str):
         return client.post("/api/v1/order/", json=body, headers={"X-API-Key": KEY})
 
     return make
-
-
-def balance(client, i):
-    return client.get("/api/v1/finance/balance", headers={"X-API-Key": KEY})
 
 
 def probe(url: str = URL) -> dict:

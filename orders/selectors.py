@@ -25,13 +25,13 @@ def order_of_terminal(*, terminal: Terminal, order_id: str) -> Order:
     order_uuid = parse_uuid(order_id)
     row = None
     if order_uuid:
-        pk = Order._meta.pk
+        meta = Order._meta
         with prepared_cursor() as cursor:
             cursor.execute(
                 _order_of_terminal_sql(connection.vendor),
                 [
-                    pk.get_db_prep_value(order_uuid, connection),
-                    pk.get_db_prep_value(terminal.pk, connection),
+                    meta.pk.get_db_prep_value(order_uuid, connection),
+                    meta.get_field("terminal").get_db_prep_value(terminal.pk, connection),
                 ],
             )
             row = cursor.fetchone()
