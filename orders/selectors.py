@@ -1,56 +1,30 @@
 """Reads of orders for the merchants' and traders' API."""
 
-import functools
-
-from django.db import connection
 from django.db.models import QuerySet
 
-from core.db import DbNow, db_now_sql
 from core.error_codes import ErrorCode
 from core.errors import NotFound
 from core.formats import parse_uuid
-from core.prepared import prepared_cursor
-from core.sql_rows import columns, convert_value, from_joined_row
-from finance.models import PaymentMethod, Terminal
+from finance.models import Terminal
 
+from .joined import prep, read_order
 from .models import Order, Receipt, Trader
 
 
 def order_of_terminal(*, terminal: Terminal, order_id: str) -> Order:
-    """The terminal's order with its method and the database's time beside it, as
-    `select_related("method").with_db_clock().filter(pk=..., terminal=...)` reads it;
-    written out and prepared once per connection (core.prepared): a merchant's lookup
-    is one of the most frequent requests, and building its query through the ORM cost
-    more than running it."""
+    """The terminal's order with its method and the database's time beside it (a
+    merchant's lookup, one of the most frequent requests: see orders.joined)."""
     order_uuid = parse_uuid(order_id)
-    row = None
+    order = None
     if order_uuid:
-        meta = Order._meta
-        with prepared_cursor() as cursor:
-            cursor.execute(
-                _order_of_terminal_sql(connection.vendor),
-                [
-                    meta.pk.get_db_prep_value(order_uuid, connection),
-                    meta.get_field("terminal").get_db_prep_value(terminal.pk, connection),
-                ],
-            )
-            row = cursor.fetchone()
-    if row is None:
+        order = read_order(
+            "o.id = %s AND o.terminal_id = %s",
+            [prep("id", order_uuid), prep("terminal", terminal.pk)],
+            related=("method",),
+        )
+    if order is None:
         raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
-    (order, method), (clock,) = from_joined_row(row, Order, PaymentMethod)
-    Order.method.field.set_cached_value(order, method)
-    order.db_clock = convert_value(DbNow(), clock)
     return order
-
-
-@functools.cache
-def _order_of_terminal_sql(vendor: str) -> str:
-    return (
-        f"SELECT {columns(Order, 'o')}, {columns(PaymentMethod, 'm')}, {db_now_sql()} "
-        f"FROM {Order._meta.db_table} o "
-        f"JOIN {PaymentMethod._meta.db_table} m ON m.id = o.method_id "
-        "WHERE o.id = %s AND o.terminal_id = %s"
-    )
 
 
 def trader_order_list(

@@ -15,21 +15,17 @@ to COMMIT, not through the whole close (the caller's audit entry is written befo
 them: `on_closed`).
 """
 
-import functools
 from collections.abc import Callable
 from decimal import Decimal
 
-from django.db import connection, transaction
+from django.db import transaction
 
 from core import metrics
-from core.db import DbNow, db_now_sql
 from core.error_codes import ErrorCode
 from core.errors import Conflict, NotFound, ServiceError
 from core.fast_insert import update_row
 from core.money import fee_for, quantize_money
-from core.prepared import prepared_cursor
-from core.sql_rows import columns, convert_value, from_joined_row
-from finance.models import PaymentMethod, Side, Terminal, TransactionType
+from finance.models import Side, TransactionType
 from finance.services import (
     Credit,
     balance_credit,
@@ -41,6 +37,7 @@ from finance.services import (
 )
 from webhooks.models import EventType
 
+from ..joined import prep, read_order
 from ..models import ORDER_TRANSITIONS, Order, OrderStatus, merchant_credit
 from .events import emit_event
 from .load import requisite_load_move
@@ -57,35 +54,13 @@ class OrderNotPending(Conflict):
 
 def _lock(order_id) -> Order:
     """The order, locked (the first lock of every close: see the module's lock order),
-    with its terminal and method and the database's time beside it, as
-    `select_for_update(of=("self",)).select_related("terminal", "method").with_db_clock()`
-    reads them; written out and prepared once per connection (core.prepared): every
-    close pays for it, and building it through the ORM cost more than running it."""
-    with prepared_cursor() as cursor:
-        cursor.execute(
-            _lock_sql(connection.vendor), [Order._meta.pk.get_db_prep_value(order_id, connection)]
-        )
-        row = cursor.fetchone()
-    if row is None:
-        raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
-    (order, terminal, method), (clock,) = from_joined_row(row, Order, Terminal, PaymentMethod)
-    Order.terminal.field.set_cached_value(order, terminal)
-    Order.method.field.set_cached_value(order, method)
-    order.db_clock = convert_value(DbNow(), clock)
-    return order
-
-
-@functools.cache
-def _lock_sql(vendor: str) -> str:
-    lock = " FOR UPDATE OF o" if connection.features.has_select_for_update_of else ""
-    return (
-        f"SELECT {columns(Order, 'o')}, {columns(Terminal, 't')}, "
-        f"{columns(PaymentMethod, 'm')}, {db_now_sql()} "
-        f"FROM {Order._meta.db_table} o "
-        f"JOIN {Terminal._meta.db_table} t ON t.id = o.terminal_id "
-        f"JOIN {PaymentMethod._meta.db_table} m ON m.id = o.method_id "
-        f"WHERE o.id = %s{lock}"
+    with its terminal and method and the database's time beside it."""
+    order = read_order(
+        "o.id = %s", [prep("id", order_id)], related=("terminal", "method"), lock=True
     )
+    if order is None:
+        raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
+    return order
 
 
 def _close(
