@@ -118,10 +118,12 @@ def audit_record(
     request=None,
     object_type: str = "",
     object_id="",
+    ride: bool = False,
 ) -> AuditEntry:
     """Append one entry. `obj`: the model instance acted on (or give `object_type` and
     `object_id`); `actor_id`: the operator's user name, the trader's, terminal's or
-    device's id."""
+    device's id. With `ride`, inside core.fast_insert's `riding()`, the entry is
+    written with the action's next row, in its statement."""
     if actor_kind not in _ACTOR_KINDS:
         raise ValueError(f"Unknown actor kind {actor_kind!r}")
     request = request if request is not None else current_request()
@@ -136,7 +138,7 @@ def audit_record(
         object_id=str(object_id or "")[:64],
         changes=scrub(changes or {}),
     )
-    insert_row(entry)  # a new row as save() writes it, without the ORM's per-save cost
+    insert_row(entry, ride=ride)  # as save() writes it, without the ORM's per-save cost
     if request is not None:
         audited = request.__dict__.setdefault("_audited_objects", set())
         audited.add((entry.object_type, entry.object_id))

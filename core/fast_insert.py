@@ -1,8 +1,8 @@
 """Speed shortcuts that lean on Django internals, kept in this one module.
 
 insert_row writes a new row as `Model.save(force_insert=True)` would, without the
-per-save machinery (signals it checks are not listened to, `_state`, the field's
-`pre_save` and `get_db_prep_save`); update_row writes chosen fields of a row as
+per-save machinery (it checks that no pre_save is listened to and sends post_save
+itself; `_state`, the field's `pre_save` and `get_db_prep_save`); update_row writes chosen fields of a row as
 `Model.save(update_fields=...)` would, the same way. insert_unless_held writes it as
 save() would, but skips a row a unique index already holds (`ON CONFLICT DO
 NOTHING`; SQLite's `INSERT OR IGNORE`) where save() would raise: no savepoint is
@@ -10,7 +10,15 @@ needed around it. Each statement is prepared once per connection (core.prepared)
 one text per model and shape. They rely on what `Model._save_table` / `_do_insert`
 and the insert compiler do for a plain insert; core/tests/test_framework_internals.py
 fails when that Django code changes, and checks that the rows written equal save()'s.
+
+A row can also ride with the next one (`insert_row(obj, ride=True)` inside `riding()`):
+it is not sent on its own but in the next insert_row's statement, as a data-modifying
+WITH before that row's INSERT (PostgreSQL), which saves an action a round trip for a
+row nothing reads back before the block ends (its audit entry).
 """
+
+import threading
+from contextlib import contextmanager
 
 from django.db import DatabaseError
 from django.db.models.signals import post_save, pre_save
@@ -22,27 +30,100 @@ _INSERTS: dict = {}
 _UPDATES: dict = {}
 
 
-def insert_row(obj) -> None:
+def insert_row(obj, *, ride: bool = False) -> None:
     """INSERT `obj` as `obj.save(force_insert=True)` does (the same columns and values,
-    an IntegrityError the same way), without the per-save machinery of the ORM: for the
-    rows written on every order creation and every audited action. A primary key left
-    unset is the database's to number (an auto field), read back onto `obj` as save()
-    does. A model with save signal receivers, or a value the database computes (a
-    db_default, an expression such as DbNow()), goes through save() as usual."""
+    an IntegrityError the same way, post_save sent once it is written), without the
+    per-save machinery of the ORM: for the rows written on every order creation and
+    every audited action. A primary key left unset is the database's to number (an
+    auto field), read back onto `obj` as save() does. A model with pre_save receivers,
+    or a value the database computes (a db_default, an expression such as DbNow()),
+    goes through save() as usual.
+
+    With `ride`, inside `riding()` on PostgreSQL, the row waits for the next insert_row
+    (or the block's end) and is written in its statement; its key is set then."""
     model = type(obj)
-    if pre_save.has_listeners(model) or post_save.has_listeners(model) or _computed(obj):
+    if pre_save.has_listeners(model) or _computed(obj):
+        _send_waiting()  # what rides is written first, in its order
         obj.save(force_insert=True)
         return
     db = current()
     numbered = obj.pk is None
     fields, sql = _insert_sql(db, model, numbered, 1)
-    values = [f.get_db_prep_save(f.pre_save(obj, True), db) for f in fields]
+    row = (obj, numbered, sql, [f.get_db_prep_save(f.pre_save(obj, True), db) for f in fields])
+    waiting = getattr(_RIDING, "rows", None)
+    if waiting is not None and ride:
+        waiting.append(row)
+        return
+    if waiting:
+        _RIDING.rows = []
+    _send(db, waiting or [], row)
+
+
+# Inside `riding()` on PostgreSQL: the rows waiting for the next insert_row, each as
+# (obj, numbered, its INSERT, its values).
+_RIDING = threading.local()
+
+
+@contextmanager
+def riding():
+    """A block in which `insert_row(obj, ride=True)` rows go with the next insert_row's
+    statement; what is still waiting at its end is sent then, in one statement. Only
+    rows that nothing reads back (or refers to) before they are sent may ride, and
+    the block must sit inside the transaction they belong to. Where data-modifying
+    WITHs are not (SQLite), every row is sent at once."""
+    if getattr(_RIDING, "rows", None) is not None or current().vendor != "postgresql":
+        yield
+        return
+    _RIDING.rows = []
+    try:
+        yield
+        _send_waiting()
+    finally:
+        _RIDING.rows = None
+
+
+def _send_waiting() -> None:
+    waiting = getattr(_RIDING, "rows", None)
+    if waiting:
+        _RIDING.rows = []
+        _send(current(), waiting[:-1], waiting[-1])
+
+
+def _send(db, riders: list, last: tuple) -> None:
+    """`last`'s INSERT with each of `riders` before it as a WITH, in one statement; the
+    keys the database numbered read back onto their objects, and post_save sent for
+    each row as save() sends it."""
+    obj, numbered, sql, values = last
+    parts, params, returned = [], [], []
+    for n, (rider, rider_numbered, rider_sql, rider_values) in enumerate(riders):
+        if rider_numbered:  # its INSERT returns the key: the statement returns it too
+            pk = db.ops.quote_name(type(rider)._meta.pk.column)
+            returned.append((rider, f"(SELECT {pk} FROM r{n})"))
+        parts.append(f"r{n} AS ({rider_sql})")
+        params.extend(rider_values)
+    if returned:
+        sql += (", " if numbered else " RETURNING ") + ", ".join(e for _r, e in returned)
+    if parts:
+        sql = f"WITH {', '.join(parts)} {sql}"
     with prepared_cursor(db) as cursor:
-        cursor.execute(sql, values)
-        if numbered:
-            obj.pk = cursor.fetchone()[0]
-    obj._state.adding = False
-    obj._state.db = db.alias
+        cursor.execute(sql, [*params, *values])
+        row = cursor.fetchone() if numbered or returned else ()
+    if numbered:
+        obj.pk, row = row[0], row[1:]
+    for (rider, _expression), pk in zip(returned, row, strict=True):
+        rider.pk = pk
+    for written in [*(rider for rider, *_rest in riders), obj]:
+        written._state.adding = False
+        written._state.db = db.alias
+        if post_save.has_listeners(type(written)):
+            post_save.send(
+                sender=type(written),
+                instance=written,
+                created=True,
+                update_fields=None,
+                raw=False,
+                using=db.alias,
+            )
 
 
 def insert_rows(objs: list) -> None:

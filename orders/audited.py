@@ -34,6 +34,7 @@ def order_act_audited(
             obj=order,
             changes={"status": [OrderStatus.PENDING, order.status]},
             request=request,
+            ride=True,  # with the close's event, in its statement (lifecycle._settle)
         )
         written.append(order)
 

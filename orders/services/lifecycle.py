@@ -23,7 +23,7 @@ from django.db import transaction
 from core import metrics
 from core.error_codes import ErrorCode
 from core.errors import Conflict, NotFound, ServiceError
-from core.fast_insert import update_row
+from core.fast_insert import riding, update_row
 from core.money import fee_for, quantize_money
 from finance.models import Side, TransactionType
 from finance.services import (
@@ -146,9 +146,12 @@ def _settle(
     order.event_sequence += 1  # the event below, written in the same UPDATE
     update_row(order, CLOSE_FIELDS)
     metrics.order_transitioned(to=status, actor=actor)
-    emit_event(order, _EVENT_FOR_STATUS[status], actor=actor)
-    if on_closed is not None:  # before the shared rows: not written while they are held
-        on_closed(order)
+    # The caller's writes (its audit entry) come before the shared rows, not written
+    # while they are held; an entry rides with the event's row, in its statement.
+    with riding():
+        if on_closed is not None:
+            on_closed(order)
+        emit_event(order, _EVENT_FOR_STATUS[status], actor=actor)
     # The rows many closes share, in the lock order, each held from here to COMMIT:
     # the requisite's load row (and before it, when its run of expiries ends, the
     # requisite's row), then the balances.

@@ -106,3 +106,24 @@ def test_a_matched_notification_pays_no_lookup_and_one_savepoint():
     assert notification_reads == []
     # the test's own transaction makes the notification's block a savepoint
     assert sum(q.startswith("SAVEPOINT") for q in sql) == 1
+
+
+def test_a_matched_notifications_audit_entry_rides_with_the_orders_event():
+    """A close's audit entry is not a statement of its own: on PostgreSQL it is written
+    in the statement of the order's event (core.fast_insert.riding)."""
+    from audit.models import AuditEntry
+    from webhooks.models import WebhookEvent
+
+    g = ground()
+    order = g.buy("321.00")
+    with CaptureQueriesContext(connection) as captured:
+        response = send(g.token, id="rides-1", text=sber_sms("321"))
+    assert response.json()["notification"]["status"] == "matched"
+    writes = [q["sql"] for q in captured.captured_queries if "INSERT INTO" in q["sql"]]
+    audit = [sql for sql in writes if '"audit_auditentry"' in sql]
+    assert len(audit) == 1
+    if connection.vendor == "postgresql":
+        assert '"webhooks_webhookevent"' in audit[0]
+    entry = AuditEntry.objects.get(object_id=str(order.pk), action="order.confirm")
+    assert entry.actor_kind == "device" and entry.actor_id == str(g.device.pk)
+    assert WebhookEvent.objects.filter(order_id=order.pk, type="order.completed").exists()

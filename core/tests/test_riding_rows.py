@@ -1,0 +1,114 @@
+"""Rows that ride (core.fast_insert.riding): an audit entry written in the statement of
+the action's next row, and what that must keep of save()'s behaviour."""
+
+import uuid
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+from django.db.models.signals import post_save
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from audit.models import AuditEntry
+from core.fast_insert import insert_row, riding
+
+pytestmark = pytest.mark.django_db
+
+POSTGRES = connection.vendor == "postgresql"
+
+
+def entry(n: int) -> AuditEntry:
+    return AuditEntry(
+        actor_kind="trader",
+        actor_id=f"t-{n}",
+        action="order.confirm",
+        object_type="orders.order",
+        object_id=f"o-{n}",
+        changes={"status": ["Pending", "Completed"], "note": "б"},
+    )
+
+
+def event(event_id: str):
+    from finance.tests.factories import TerminalFactory
+    from webhooks.models import WebhookEvent
+
+    return WebhookEvent(
+        id=event_id,
+        terminal=TerminalFactory(),
+        order_id=uuid.uuid4(),
+        type="order.completed",
+        sequence=2,
+        actor="trader",
+        livemode=True,
+        payload={"a": 1},
+        body="{}",
+        created_at=timezone.now(),
+    )
+
+
+def inserts(captured) -> list[str]:
+    return [q["sql"] for q in captured.captured_queries if "INSERT" in q["sql"]]
+
+
+def test_riders_are_written_in_the_next_rows_statement_as_save_writes_them():
+    from webhooks.models import WebhookEvent
+
+    carrier = event("msg_" + "r" * 32)
+    first, second, saved = entry(1), entry(2), entry(1)
+    heard = []
+
+    def hear(sender, instance, created, **kwargs):
+        heard.append((instance.actor_id, instance.pk is not None, created))
+
+    post_save.connect(hear, sender=AuditEntry, weak=False)
+    try:
+        with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+            with riding():
+                insert_row(first, ride=True)
+                insert_row(second, ride=True)
+                if POSTGRES:  # waiting: nothing sent yet
+                    assert first.pk is None and not heard
+                insert_row(carrier)
+    finally:
+        post_save.disconnect(hear, sender=AuditEntry)
+    assert heard == [("t-1", True, True), ("t-2", True, True)]  # as save() tells it
+    saved.save()
+    # one statement on PostgreSQL; each row at once where data-modifying WITHs are not
+    assert len(inserts(captured)) == (1 if POSTGRES else 3)
+    assert WebhookEvent.objects.filter(pk=carrier.pk).exists()
+    assert first.pk is not None and second.pk is not None and first.pk != second.pk
+    assert not first._state.adding and not carrier._state.adding
+    fields = [f.attname for f in AuditEntry._meta.concrete_fields if f.attname != "id"]
+    fields.remove("created_at")
+    rows = {e.pk: AuditEntry.objects.filter(pk=e.pk).values(*fields).get() for e in (first, saved)}
+    assert rows[first.pk] == rows[saved.pk]
+    assert AuditEntry.objects.get(pk=second.pk).actor_id == "t-2"
+
+
+def test_what_still_waits_at_the_blocks_end_is_sent_then():
+    first, second = entry(1), entry(2)
+    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+        with riding():
+            insert_row(first, ride=True)
+            insert_row(second, ride=True)
+        assert first.pk is not None and second.pk is not None
+    assert len(inserts(captured)) == (1 if POSTGRES else 2)
+    assert AuditEntry.objects.filter(pk__in=[first.pk, second.pk]).count() == 2
+
+
+def test_outside_a_block_a_rider_is_sent_at_once():
+    alone = entry(1)
+    insert_row(alone, ride=True)
+    assert alone.pk is not None
+    assert AuditEntry.objects.filter(pk=alone.pk).exists()
+
+
+def test_a_rider_fails_with_its_carrier():
+    """The carrier's error (a key already taken) is the rider's: neither is written."""
+    taken = "msg_" + "t" * 32
+    insert_row(event(taken))
+    rider = entry(9)
+    with pytest.raises(IntegrityError), transaction.atomic(), riding():
+        insert_row(rider, ride=True)
+        insert_row(event(taken))
+    assert not AuditEntry.objects.filter(actor_id="t-9").exists()
