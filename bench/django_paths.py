@@ -6,16 +6,20 @@ cabinet poll's SQL, and in-process costs. Commands of `python -m bench.django_si
   cabinet-sessions N            N signed-in cabinet sessions of the demo traders (JSON)
   cabinet-poll-sql              the statements of a cabinet poll answered 304 (JSON)
   inprocess-costs N             mean ms of a Sell creation, a settlement entered and
-                                decided, a merchant withdrawal, an audit entry (JSON)
+                                decided, a merchant withdrawal, an audit entry alone,
+                                and a close with its entry and without (JSON)
 """
 
+import functools
 import json
+import statistics
 import time
 from decimal import Decimal
 
 DEVICE_TOKEN = "dev_bench-device-token-00000000000000000000"
 CROWDED_TOKEN = "dev_bench-crowded-token-0000000000000000000"
 SHOP_KEY = {"HTTP_X_API_KEY": "demo-shop-key"}
+URL = "/api/v1/order/"
 AUDIT_BATCH = 10
 
 
@@ -130,15 +134,16 @@ def _mean_own_ms(call, n: int) -> float:
 
 
 def inprocess_costs(n: str) -> str:
-    """Each path through Django's test client (or its service, for the audit entry),
-    one after another in this process: the mean ms of each."""
+    """Each path through Django's test client (or its service, for the audit entry
+    and the closes), one after another in this process: the mean ms of each. "audit"
+    is what the entry adds to a close: the audit log's cost on every action."""
     from django.contrib.auth import get_user_model
     from django.test import Client
 
     from audit.models import ActorKind
     from audit.services import audit_record
     from finance.models import PaymentMethod, Terminal
-    from orders.models import Trader
+    from orders.models import Order, Trader
 
     n = int(n)
     counter = iter(range(10**9))
@@ -173,7 +178,7 @@ def inprocess_costs(n: str) -> str:
             "payment_method_id": method,
             "amount": f"{3000 + next(counter) / 100:.2f}",
         }
-        ok(api.post("/api/v1/order/", body, content_type="application/json", **SHOP_KEY))
+        return ok(api.post(URL, body, content_type="application/json", **SHOP_KEY)).json()["id"]
 
     def settlement() -> float:
         """Seconds of the two steps' requests alone: finding the entered settlement
@@ -215,8 +220,8 @@ def inprocess_costs(n: str) -> str:
         )
 
     def audit():
-        """One entry as an action writes it: inside the action's open transaction
-        (ten per transaction here, so the commit's share is a tenth of one)."""
+        """One entry alone, inside an open transaction (ten to a transaction, so a
+        tenth of a commit each)."""
         from django.db import transaction
 
         with transaction.atomic():
@@ -229,6 +234,52 @@ def inprocess_costs(n: str) -> str:
                     changes={"amount": Decimal("1.00")},
                 )
 
+    def closes() -> tuple[float, float, float]:
+        """Round after round: a Buy created (through the API), then confirmed in its
+        own transaction, with its audit entry (as a device's notification confirms
+        it) or without, alternately (A B, B A): the median ms of the creation and of
+        each close, all from the same stretch of time."""
+        from django.db import transaction
+
+        from orders.audited import order_act_audited
+        from orders.services import order_confirm
+
+        actor, trader = "", ""
+
+        def audited(order_id):
+            order_act_audited(
+                service=functools.partial(order_confirm, savepoint=False),
+                order_id=order_id,
+                actor=actor,
+                actor_kind=ActorKind.TRADER,
+                actor_id=trader,
+                action="order.confirm",
+                request=None,
+                savepoint=False,
+            )
+
+        def plain(order_id):
+            with transaction.atomic():
+                order_confirm(order_id=order_id, actor=actor, savepoint=False)
+
+        took = {create: [], audited: [], plain: []}
+        for k in range(2 * n + 10):
+            began = time.perf_counter()
+            order_id = create()
+            created = time.perf_counter() - began
+            if not actor:
+                trader = str(Order.objects.get(pk=order_id).trader_id)
+                actor = f"trader:{trader}"
+            pair = (audited, plain) if (k // 2) % 2 == 0 else (plain, audited)
+            close = pair[k % 2]
+            began = time.perf_counter()
+            close(order_id)
+            if k >= 10:  # after a warm-up
+                took[create].append(created)
+                took[close].append(time.perf_counter() - began)
+        # medians: a stall of the machine (this one's are long) lands on one sample
+        return tuple(statistics.median(took[f]) * 1000 for f in (create, audited, plain))
+
     costs = {
         name: _mean_ms(call, n)
         for name, call in (
@@ -239,7 +290,10 @@ def inprocess_costs(n: str) -> str:
         )
     }
     costs["settlement"] = _mean_own_ms(settlement, n)
-    costs["audit"] /= AUDIT_BATCH
+    costs["audit alone"] = costs.pop("audit") / AUDIT_BATCH
+    costs["create beside closes"], costs["close audited"], costs["close"] = closes()
+    # what the entry adds to an action: the audit log's cost on every action
+    costs["audit"] = costs["close audited"] - costs["close"]
     return json.dumps(costs)
 
 

@@ -118,16 +118,22 @@ def _device_round(device: dict, first: int) -> dict:
     return asyncio.run(_burst([notify(k, a) for k, a in enumerate(amounts)], 16))
 
 
+DEVICE_ROUNDS = 4
+
+
 def notifications_point(ids: dict) -> dict:
-    """Three rounds, each of a 300-notification burst from one device, the same burst
+    """Four rounds, each of a 300-notification burst from one device, the same burst
     from a second device whose requisite holds 3,000 more Pending Buys (of other
-    amounts), and a slice of the balance read at 16 clients: the three side by side."""
+    amounts), and a slice of the balance read at 16 clients: the three side by side,
+    the two devices taking turns to go first (A B, B A), so that neither always runs
+    on what the other's burst left behind."""
     settle_orders()
     fill_pending("Bench Crowded SBP", HELD, 60_000, requisites=1)
     rounds, crowded, balances = [], [], []
-    for k in range(3):
-        rounds.append(_device_round(ids["device"], 1000 + k * BURST))
-        crowded.append(_device_round(ids["crowded"], 5000 + k * BURST))
+    for k in range(DEVICE_ROUNDS):
+        turns = [("device", rounds, 1000), ("crowded", crowded, 5000)]
+        for name, into, first in turns if k % 2 == 0 else turns[::-1]:
+            into.append(_device_round(ids[name], first + k * BURST))
         balances.append(run(balance, 16, SECONDS / 3))
     settle_orders()
     return {"bursts": rounds, "balance": balances, "crowded": crowded}

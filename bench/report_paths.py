@@ -97,9 +97,10 @@ def _notifications(n, goals) -> list[str]:
     )
     return [
         f"A device's bursts of {BURST} notifications (16 clients; each pays one of {BURST} "
-        "Pending Buys on its requisite and completes it), three rounds, each beside the "
-        "same burst from a second device whose requisite holds "
-        f"{HELD:,} more Pending Buys of other amounts, and a slice of the balance read.",
+        f"Pending Buys on its requisite and completes it), {len(n['bursts'])} rounds, each "
+        "beside the same burst from a second device whose requisite holds "
+        f"{HELD:,} more Pending Buys of other amounts (the two taking turns to go first), "
+        "and a slice of the balance read.",
         "",
         "| point | result | compared with | ratio | goal |",
         "|---|---|---|---|---|",
@@ -151,19 +152,40 @@ def _cabinets(c, goals) -> list[str]:
     ]
 
 
+def _audit_on_an_action(ms, beside: float, share: float) -> list[str]:
+    if "close" not in ms:
+        return [f"The entry alone is {share:.1%} of a Buy's creation.", ""]
+    return [
+        "What the audit log costs an action: round after round, a Buy created through "
+        "the API, then confirmed in its own transaction with its audit entry (as a "
+        "device's notification confirms it) or without (alternately, A B, B A); the "
+        "entry's cost is the difference of the two closes' medians (a stall of the "
+        "machine lands on one sample and would sway a mean).",
+        "",
+        "| Buy created | close with its entry | close without | the entry | entry / Buy |",
+        "|---|---|---|---|---|",
+        f"| {beside:.2f} ms | {ms['close audited']:.2f} ms | {ms['close']:.2f} ms | "
+        f"{ms['audit']:.2f} ms | {share:.1%} |",
+        "",
+    ]
+
+
 def _money(m, goals) -> list[str]:
     withdrawals, sells = m["http"]
     ratio = withdrawals["rps"] / sells["rps"]
     ms = m["inprocess"]
     per_step = ms["settlement"] / 2
-    audit_share = ms["audit"] / ms["create"]
+    # What the entry adds to a close, against the creations made beside those closes
+    # (runs before this stop's measured the entry alone against the creation point).
+    beside = ms.get("create beside closes", ms["create"])
+    audit_share = ms["audit"] / beside
     goals += [
         (
             "settlement: entry and decision each ≤ a Sell's creation",
             f"{per_step:.1f} vs {ms['sell']:.1f} ms",
             per_step <= ms["sell"],
         ),
-        ("audit entry ≤ 5% of a creation", f"{audit_share:.1%}", audit_share <= 0.05),
+        ("audit entry on an action ≤ 5% of a creation", f"{audit_share:.1%}", audit_share <= 0.05),
     ]
     return [
         "Merchant withdrawals (`POST /api/v1/finance/withdrawals`, a fresh Idempotency-Key "
@@ -185,8 +207,8 @@ def _money(m, goals) -> list[str]:
         "In-process (Django's test client, one request after another, mean of "
         "each): a Buy's creation, a Sell's, a settlement entered by one operator and "
         "approved by another (two requests), a merchant withdrawal, and one audit entry "
-        "written as an action writes it, inside an open transaction (ten to a "
-        "transaction, so a tenth of a commit each)."
+        "alone, written inside an open transaction (ten to a transaction, so a tenth of "
+        "a commit each)."
         + (
             " These were measured again on the run's database after the run (the "
             "in-process step alone), with the audit entry measured this way."
@@ -194,10 +216,11 @@ def _money(m, goals) -> list[str]:
             else ""
         ),
         "",
-        "| Buy | Sell | settlement (entry + decision) | withdrawal | audit entry | audit / Buy |",
-        "|---|---|---|---|---|---|",
+        "| Buy | Sell | settlement (entry + decision) | withdrawal | audit entry alone |",
+        "|---|---|---|---|---|",
         f"| {ms['create']:.2f} ms | {ms['sell']:.2f} ms | {ms['settlement']:.2f} ms | "
-        f"{ms['withdrawal']:.2f} ms | {ms['audit']:.2f} ms | {audit_share:.1%} |",
+        f"{ms['withdrawal']:.2f} ms | {ms['audit alone' if 'audit alone' in ms else 'audit']:.2f} ms |",
         "",
+        *_audit_on_an_action(ms, beside, audit_share),
         f"Non-2xx answers: {withdrawals['errors'] + sells['errors']}; {fmt(withdrawals)}.",
     ]
