@@ -2,8 +2,8 @@
 
 insert_row writes a new row as `Model.save(force_insert=True)` would, without the
 per-save machinery (it checks that no pre_save is listened to and sends post_save
-itself; `_state`, the field's `pre_save` and `get_db_prep_save`); update_row writes chosen fields of a row as
-`Model.save(update_fields=...)` would, the same way. insert_unless_held writes it as
+itself; `_state`, the field's `pre_save` and `get_db_prep_save`); update_row writes
+chosen fields of a row as `Model.save(update_fields=...)` would, the same way. insert_unless_held writes it as
 save() would, but skips a row a unique index already holds (`ON CONFLICT DO
 NOTHING`; SQLite's `INSERT OR IGNORE`) where save() would raise: no savepoint is
 needed around it. Each statement is prepared once per connection (core.prepared):
@@ -11,20 +11,16 @@ one text per model and shape. They rely on what `Model._save_table` / `_do_inser
 and the insert compiler do for a plain insert; core/tests/test_framework_internals.py
 fails when that Django code changes, and checks that the rows written equal save()'s.
 
-A row can also ride with the next one (`insert_row(obj, ride=True)` inside `riding()`):
-it is not sent on its own but in the next insert_row's statement, as a data-modifying
-WITH before that row's INSERT (PostgreSQL), which saves an action a round trip for a
-row nothing reads back before the block ends (its audit entry).
+Either can ride (`ride=True` inside core.riding's `riding()`): written in the
+statement of the action's next write instead of one of its own.
 """
-
-import threading
-from contextlib import contextmanager
 
 from django.db import DatabaseError
 from django.db.models.signals import post_save, pre_save
 from django.db.models.sql import InsertQuery
 
 from .prepared import current, prepared_cursor
+from .riding import Rider, send, send_waiting, wait
 
 _INSERTS: dict = {}
 _UPDATES: dict = {}
@@ -39,91 +35,46 @@ def insert_row(obj, *, ride: bool = False) -> None:
     or a value the database computes (a db_default, an expression such as DbNow()),
     goes through save() as usual.
 
-    With `ride`, inside `riding()` on PostgreSQL, the row waits for the next insert_row
-    (or the block's end) and is written in its statement; its key is set then."""
+    With `ride`, inside core.riding's `riding()`, the row waits for the next write and
+    is written in its statement; its key is set then."""
     model = type(obj)
     if pre_save.has_listeners(model) or _computed(obj):
-        _send_waiting()  # what rides is written first, in its order
+        send_waiting()  # what rides is written first, in its order
         obj.save(force_insert=True)
         return
     db = current()
     numbered = obj.pk is None
     fields, sql = _insert_sql(db, model, numbered, 1)
-    row = (obj, numbered, sql, [f.get_db_prep_save(f.pre_save(obj, True), db) for f in fields])
-    waiting = getattr(_RIDING, "rows", None)
-    if waiting is not None and ride:
-        waiting.append(row)
-        return
-    if waiting:
-        _RIDING.rows = []
-    _send(db, waiting or [], row)
+    values = [f.get_db_prep_save(f.pre_save(obj, True), db) for f in fields]
+
+    def written(pk) -> None:
+        if numbered:
+            obj.pk = pk
+        _saved(obj, db, created=True, update_fields=None)
+
+    if ride:
+        pk = db.ops.quote_name(model._meta.pk.column)
+        returns = f"(SELECT {pk} FROM {{name}})" if numbered else None
+        if wait(Rider(sql, values, returns, written)):
+            return
+    own, _count = send(db, sql, values, returns=numbered)
+    written(own[0] if numbered else None)
 
 
-# Inside `riding()` on PostgreSQL: the rows waiting for the next insert_row, each as
-# (obj, numbered, its INSERT, its values).
-_RIDING = threading.local()
-
-
-@contextmanager
-def riding():
-    """A block in which `insert_row(obj, ride=True)` rows go with the next insert_row's
-    statement; what is still waiting at its end is sent then, in one statement. Only
-    rows that nothing reads back (or refers to) before they are sent may ride, and
-    the block must sit inside the transaction they belong to. Where data-modifying
-    WITHs are not (SQLite), every row is sent at once."""
-    if getattr(_RIDING, "rows", None) is not None or current().vendor != "postgresql":
-        yield
-        return
-    _RIDING.rows = []
-    try:
-        yield
-        _send_waiting()
-    finally:
-        _RIDING.rows = None
-
-
-def _send_waiting() -> None:
-    waiting = getattr(_RIDING, "rows", None)
-    if waiting:
-        _RIDING.rows = []
-        _send(current(), waiting[:-1], waiting[-1])
-
-
-def _send(db, riders: list, last: tuple) -> None:
-    """`last`'s INSERT with each of `riders` before it as a WITH, in one statement; the
-    keys the database numbered read back onto their objects, and post_save sent for
-    each row as save() sends it."""
-    obj, numbered, sql, values = last
-    parts, params, returned = [], [], []
-    for n, (rider, rider_numbered, rider_sql, rider_values) in enumerate(riders):
-        if rider_numbered:  # its INSERT returns the key: the statement returns it too
-            pk = db.ops.quote_name(type(rider)._meta.pk.column)
-            returned.append((rider, f"(SELECT {pk} FROM r{n})"))
-        parts.append(f"r{n} AS ({rider_sql})")
-        params.extend(rider_values)
-    if returned:
-        sql += (", " if numbered else " RETURNING ") + ", ".join(e for _r, e in returned)
-    if parts:
-        sql = f"WITH {', '.join(parts)} {sql}"
-    with prepared_cursor(db) as cursor:
-        cursor.execute(sql, [*params, *values])
-        row = cursor.fetchone() if numbered or returned else ()
-    if numbered:
-        obj.pk, row = row[0], row[1:]
-    for (rider, _expression), pk in zip(returned, row, strict=True):
-        rider.pk = pk
-    for written in [*(rider for rider, *_rest in riders), obj]:
-        written._state.adding = False
-        written._state.db = db.alias
-        if post_save.has_listeners(type(written)):
-            post_save.send(
-                sender=type(written),
-                instance=written,
-                created=True,
-                update_fields=None,
-                raw=False,
-                using=db.alias,
-            )
+def _saved(obj, db, *, created: bool, update_fields) -> None:
+    """What save() does once the row is written: the instance's state, post_save."""
+    obj._state.adding = False
+    obj._state.db = db.alias
+    model = type(obj)
+    if post_save.has_listeners(model):
+        post_save.send(
+            sender=model,
+            instance=obj,
+            created=created,
+            update_fields=update_fields,
+            raw=False,
+            using=db.alias,
+        )
 
 
 def insert_rows(objs: list) -> None:
@@ -168,14 +119,16 @@ def _insert_sql(db, model, numbered: bool, rows: int) -> tuple[list, str]:
     return known
 
 
-def update_row(obj, fields: list[str]) -> None:
+def update_row(obj, fields: list[str], *, ride: bool = False) -> None:
     """UPDATE `fields` of `obj` as `obj.save(update_fields=fields)` does (an auto_now
     field among them stamped as save() stamps it, post_save sent as save() sends it;
     DatabaseError when no row has the key), without the rest of the per-save
     machinery: for the order a close writes. With pre_save receivers, or a value the
-    database computes, save() as usual."""
+    database computes, save() as usual. `ride`: as insert_row's (the error of a key
+    no row has is raised when it is written)."""
     model = type(obj)
     if pre_save.has_listeners(model) or _computed(obj):
+        send_waiting()
         obj.save(update_fields=fields)
         return
     meta, db = model._meta, current()
@@ -193,19 +146,18 @@ def update_row(obj, fields: list[str]) -> None:
     chosen, sql = known
     values = [f.get_db_prep_save(f.pre_save(obj, False), db) for f in chosen]
     values.append(meta.pk.get_db_prep_value(obj.pk, db))
-    with prepared_cursor(db) as cursor:
-        cursor.execute(sql, values)
-        if cursor.rowcount == 0:
+
+    def written(changed) -> None:
+        if not changed:
             raise DatabaseError("Save with update_fields did not affect any rows.")
-    if post_save.has_listeners(model):
-        post_save.send(
-            sender=model,
-            instance=obj,
-            created=False,
-            update_fields=frozenset(fields),
-            raw=False,
-            using=db.alias,
-        )
+        _saved(obj, db, created=False, update_fields=frozenset(fields))
+
+    if ride:
+        counted = "(SELECT count(*) FROM {name})"
+        if wait(Rider(f"{sql} RETURNING 1", values, counted, written)):
+            return
+    _own, count = send(db, sql, values, returns=False)
+    written(count)
 
 
 def _computed(obj) -> bool:

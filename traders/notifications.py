@@ -10,10 +10,11 @@ orders a requisite has Pending. Exactly one candidate is completed through
 tap calls; two or more (the same amount on two of the device's requisites) complete
 nothing.
 
-The notification's row is written first, in the same transaction as the order's
-completion: a retry of the same (device, id) waits on the unique constraint and then
-finds the first row, so an order is never completed twice and every retry gets the
-first answer."""
+The match reads the candidates locked, as a close reads the order it locks, and the
+notification's row is written next, in the same transaction as the order's
+completion: a retry of the same (device, id) waits on the order's lock (or on the
+unique constraint), then finds the order no longer Pending and the first row, so an
+order is never completed twice and every retry gets the first answer."""
 
 import functools
 from dataclasses import dataclass
@@ -30,9 +31,9 @@ from core.error_codes import ErrorCode
 from core.errors import InvalidRequest, NotFound
 from core.fast_insert import insert_row
 from core.formats import parse_uuid
-from core.prepared import prepared_cursor
 from finance.models import PaymentMethod, Side
 from orders.audited import order_act_audited
+from orders.joined import CLOSE_RELATED, order_read_sql, prep, read_orders
 from orders.models import Order, OrderStatus, Requisite
 from orders.services import OrderNotPending, order_confirm
 
@@ -74,8 +75,9 @@ def notification_receive(
                 else []
             )
             status = _status_for(payment, found)
-            # Written first (with the order it is about to complete): a retry of the same
-            # id waits on the unique constraint here until this transaction ends.
+            # Written with the order it is about to complete locked: a retry of the same
+            # id waits on that lock, or on the unique constraint here, until this
+            # transaction ends.
             notification = BankNotification(
                 device=device,
                 external_id=external_id,
@@ -87,11 +89,11 @@ def notification_receive(
                 direction=reading.direction,
                 bank=reading.bank,
                 status=status,
-                order_id=found[0] if status == NotificationStatus.MATCHED else None,
+                order_id=found[0].pk if status == NotificationStatus.MATCHED else None,
             )
             insert_row(notification)
             if status == NotificationStatus.MATCHED:
-                _complete(notification, device)
+                _complete(notification, device, found[0])
     except IntegrityError:
         first = _first_of(device, external_id)
         if first is None:
@@ -112,31 +114,28 @@ def _first_of(device: Device, external_id: str) -> BankNotification | None:
     return BankNotification.objects.filter(device=device, external_id=external_id).first()
 
 
-ORDERS = Order._meta.db_table
 REQUISITES = Requisite._meta.db_table
 DEVICE_REQUISITES = Device.requisites.through._meta.db_table
 METHODS = PaymentMethod._meta.db_table
 
-# One statement, prepared once per connection (core.prepared): planning it and
-# building two ORM queries cost more than running it. Status and side are written
-# into the text, not bound, so that even a generic plan can prove the partial unique
-# index's condition and probe it by (requisite, amount).
+# The condition on the order (alias `o`) of one statement that reads the candidates as
+# a close reads and locks its order (orders.joined), prepared once per connection
+# (core.prepared): the match is the close's lock, one round trip instead of two.
+# Status and side are written into the text, not bound, so that even a generic plan
+# can prove the partial unique index's condition and probe it by (requisite, amount).
 _MATCH = """
-    SELECT o.id FROM {orders} o
-    WHERE o.requisite_id IN (
+    o.requisite_id IN (
         SELECT dr.requisite_id FROM {device_requisites} dr
         JOIN {requisites} r ON r.id = dr.requisite_id{bank_join}
         WHERE dr.device_id = %s AND r.trader_id = %s{bank_match})
       AND o.amount = %s AND o.status = '{pending}' AND o.side = '{buy}'
       AND o.trader_id = %s AND o.livemode = %s AND o.expires_at > {now}
-    LIMIT 2
 """
 
 
 @functools.cache
-def _match_sql(by_bank: bool, now: str) -> str:
+def _match_where(by_bank: bool, now: str) -> str:
     return _MATCH.format(
-        orders=ORDERS,
         device_requisites=DEVICE_REQUISITES,
         requisites=REQUISITES,
         bank_join=f" JOIN {METHODS} m ON m.id = r.method_id" if by_bank else "",
@@ -147,35 +146,38 @@ def _match_sql(by_bank: bool, now: str) -> str:
     )
 
 
+def _match_sql(by_bank: bool, now: str) -> str:
+    """The match's whole statement on this database."""
+    return order_read_sql(_match_where(by_bank, now), CLOSE_RELATED, lock=True, limit=2)
+
+
 def matching_orders(*, device: Device, amount: Decimal | None, bank: str | None) -> list:
-    """The ids of the Pending, not overdue Buy orders of exactly `amount` on the
-    device's requisites (of `bank` when it is named), of the device's trader and its
-    mode (live or sandbox); at most two, which is enough to tell one from many."""
+    """The Pending, not overdue Buy orders of exactly `amount` on the device's
+    requisites (of `bank` when it is named), of the device's trader and its mode (live
+    or sandbox), locked, read as a close reads its order; at most two, which is enough
+    to tell one from many (the first two by id, so two notifications lock them in the
+    same order). A row completed meanwhile by another transaction is not among them:
+    the lock waits for it and then finds it no longer Pending."""
     if amount is None:
         return []
     trader = Requisite._meta.get_field("trader").get_db_prep_value(device.trader_id, connection)
     params = [Device._meta.pk.get_db_prep_value(device.pk, connection), trader]
     if bank:
         params.append(bank)
-    params += [
-        Order._meta.get_field("amount").get_db_prep_value(amount, connection),
-        trader,
-        device.trader.livemode,
-    ]
-    with prepared_cursor() as cursor:
-        cursor.execute(_match_sql(bool(bank), db_now_sql()), params)
-        return [Order._meta.pk.to_python(row[0]) for row in cursor.fetchall()]
+    params += [prep("amount", amount), trader, device.trader.livemode]
+    where = _match_where(bool(bank), db_now_sql())
+    return read_orders(where, params, related=CLOSE_RELATED, lock=True, limit=2)
 
 
-def _complete(notification: BankNotification, device: Device) -> None:
-    """The matched order confirmed by the device, with its audit entry (actor kind
-    device) in the same transaction."""
+def _complete(notification: BankNotification, device: Device, order: Order) -> None:
+    """The matched order (locked by the match) confirmed by the device, with its audit
+    entry (actor kind device) in the same transaction."""
     try:
         notification.order = order_act_audited(
             # no savepoint: a refusal before the close's first write (no longer
             # Pending) is handled below; any other error fails the notification whole
-            service=functools.partial(order_confirm, savepoint=False),
-            order_id=notification.order_id,
+            service=functools.partial(order_confirm, savepoint=False, locked=order),
+            order_id=order.pk,
             actor=device_actor(device),
             actor_kind=ActorKind.DEVICE,
             actor_id=device.pk,
@@ -184,7 +186,7 @@ def _complete(notification: BankNotification, device: Device) -> None:
             # inside the notification's transaction, which any other error undoes whole
             savepoint=False,
         )
-    except OrderNotPending:  # closed (or just expired) since it was found
+    except OrderNotPending:  # just expired since it was found
         notification.status, notification.order = NotificationStatus.UNMATCHED, None
         notification.save(update_fields=["status", "order"])
 

@@ -10,7 +10,8 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from audit.models import AuditEntry
-from core.fast_insert import insert_row, riding
+from core.fast_insert import insert_row
+from core.riding import riding
 
 pytestmark = pytest.mark.django_db
 
@@ -112,3 +113,27 @@ def test_a_rider_fails_with_its_carrier():
         insert_row(rider, ride=True)
         insert_row(event(taken))
     assert not AuditEntry.objects.filter(actor_id="t-9").exists()
+
+
+def test_an_update_rides_and_a_key_no_row_has_still_raises():
+    """update_row rides as insert_row does; when no row has the key, the error
+    save(update_fields=...) raises comes when the statement carrying it is sent."""
+    from django.db import DatabaseError
+
+    from core.fast_insert import update_row
+    from webhooks.models import WebhookEvent
+
+    changed = event("msg_" + "c" * 32)
+    insert_row(changed)
+    changed.actor = "operator"
+    with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+        with riding():
+            update_row(changed, ["actor"], ride=True)
+            insert_row(entry(1))
+    assert len(captured.captured_queries) == (1 if POSTGRES else 2)
+    assert WebhookEvent.objects.get(pk=changed.pk).actor == "operator"
+    ghost = event("msg_" + "g" * 32)
+    with pytest.raises(DatabaseError), transaction.atomic(), riding():
+        update_row(ghost, ["actor"], ride=True)
+        insert_row(entry(2))
+    assert not AuditEntry.objects.filter(actor_id="t-2").exists()

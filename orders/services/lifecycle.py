@@ -23,8 +23,9 @@ from django.db import transaction
 from core import metrics
 from core.error_codes import ErrorCode
 from core.errors import Conflict, NotFound, ServiceError
-from core.fast_insert import riding, update_row
+from core.fast_insert import update_row
 from core.money import fee_for, quantize_money
+from core.riding import riding
 from finance.models import Side, TransactionType
 from finance.services import (
     Credit,
@@ -37,7 +38,7 @@ from finance.services import (
 )
 from webhooks.models import EventType
 
-from ..joined import prep, read_order
+from ..joined import CLOSE_RELATED, prep, read_order
 from ..models import ORDER_TRANSITIONS, Order, OrderStatus, merchant_credit
 from .events import emit_event
 from .load import requisite_load_move
@@ -55,9 +56,7 @@ class OrderNotPending(Conflict):
 def _lock(order_id) -> Order:
     """The order, locked (the first lock of every close: see the module's lock order),
     with its terminal and method and the database's time beside it."""
-    order = read_order(
-        "o.id = %s", [prep("id", order_id)], related=("terminal", "method"), lock=True
-    )
+    order = read_order("o.id = %s", [prep("id", order_id)], related=CLOSE_RELATED, lock=True)
     if order is None:
         raise NotFound(code=ErrorCode.ORDER_NOT_FOUND)
     return order
@@ -143,15 +142,16 @@ def _settle(
     order.status = status
     order.closed_at = order.clock
     order.closed_by = actor
-    order.event_sequence += 1  # the event below, written in the same UPDATE
-    update_row(order, CLOSE_FIELDS)
-    metrics.order_transitioned(to=status, actor=actor)
-    # The caller's writes (its audit entry) come before the shared rows, not written
-    # while they are held; an entry rides with the event's row, in its statement.
+    order.event_sequence += 1  # the event below, written with the order
+    # The order's UPDATE and the caller's writes (its audit entry) ride with the
+    # event's INSERT: one statement (core.riding). They come before the shared rows,
+    # not written while those are held.
     with riding():
+        update_row(order, CLOSE_FIELDS, ride=True)
         if on_closed is not None:
             on_closed(order)
         emit_event(order, _EVENT_FOR_STATUS[status], actor=actor)
+    metrics.order_transitioned(to=status, actor=actor)
     # The rows many closes share, in the lock order, each held from here to COMMIT:
     # the requisite's load row (and before it, when its run of expiries ends, the
     # requisite's row), then the balances.
@@ -261,6 +261,7 @@ def _transition(
     paid_amount: Decimal | None = None,
     savepoint: bool = True,
     on_closed: OnClosed | None = None,
+    locked: Order | None = None,
 ) -> Order:
     """Move a Pending order to `status`; an order already past expiry expires instead
     and the caller gets 409, as if the sweep had run first. `on_closed(order)` runs in
@@ -272,11 +273,13 @@ def _transition(
     balance does not cover, 402), so inside a caller's transaction the block is a
     savepoint that takes the close back, and the caller's transaction goes on. A
     caller whose transaction fails whole on any error but a refusal before the first
-    write (a device's notification) passes `savepoint=False`: two round trips fewer."""
+    write (a device's notification) passes `savepoint=False`: two round trips fewer.
+    Such a caller may also have locked the order already, in its transaction, as
+    `_lock` reads it (`locked`: the notification's match reads it that way)."""
     refused = None
     with transaction.atomic(savepoint=savepoint):
         try:
-            order = _lock(order_id)
+            order = locked if locked is not None else _lock(order_id)
             overdue = order.is_overdue
             if not overdue:
                 _close_check(order, status, paid_amount)
@@ -300,9 +303,10 @@ def order_confirm(
     paid_amount: Decimal | None = None,
     savepoint: bool = True,
     on_closed: OnClosed | None = None,
+    locked: Order | None = None,
 ) -> Order:
     """Completed; `paid_amount` is the order's amount unless told otherwise (the
-    sandbox's simulate may say what arrived). `savepoint`, `on_closed`: see
+    sandbox's simulate may say what arrived). `savepoint`, `on_closed`, `locked`: see
     `_transition`."""
     return _transition(
         order_id,
@@ -311,6 +315,7 @@ def order_confirm(
         paid_amount=paid_amount,
         savepoint=savepoint,
         on_closed=on_closed,
+        locked=locked,
     )
 
 

@@ -48,3 +48,44 @@ def test_parallel_notifications_of_one_amount_complete_one_order_once():
     assert Counter(a["status"] for a in answers) == {"matched": 1, "unmatched": 11}
     assert BankNotification.objects.count() == 12
     assert Order.objects.get(pk=order.pk).status == "Completed"
+
+
+def test_notifications_racing_the_traders_own_confirm_complete_the_order_once():
+    """The match locks the order it found: a trader's tap on the same order waits for
+    it or goes first, and either way the order is completed once, its money moved
+    once."""
+    from finance.services import ledger_check
+    from orders.services import OrderNotPending, order_confirm
+
+    g = ground()
+    orders = [g.buy(f"{1500 + n}.00") for n in range(6)]
+
+    def notify(n):
+        def call():
+            answer = send(g.token, id=f"race-{n}", text=sber_sms(str(1500 + n)))
+            return ("device", answer.json()["notification"]["status"])
+
+        return call
+
+    def tap(order):
+        def call():
+            try:
+                order_confirm(order_id=order.pk, actor=f"trader:{g.trader.pk}")
+            except OrderNotPending:
+                return ("trader", "refused")
+            return ("trader", "completed")
+
+        return call
+
+    calls = [f(n) for n in range(6) for f in (notify, lambda n: tap(orders[n]))]
+    answers = Counter(in_parallel(calls))
+    completed = answers[("device", "matched")] + answers[("trader", "completed")]
+    assert completed == 6
+    assert answers[("device", "unmatched")] == answers[("trader", "completed")]
+    assert answers[("trader", "refused")] == answers[("device", "matched")]
+    for order in orders:
+        order.refresh_from_db()
+        assert order.status == "Completed"
+        events = WebhookEvent.objects.filter(order_id=order.pk, type="order.completed")
+        assert events.count() == 1
+    assert ledger_check() == []

@@ -84,7 +84,8 @@ def test_the_prepared_matchs_generic_plan_probes_the_unique_index(by_bank):
     assert scans[0].get("Rows Removed by Filter", 0) == 0, plan
     # one probe per requisite of the device (two), the one order found
     assert scans[0]["Actual Loops"] <= 2 and plan["Actual Rows"] == 1, plan
-    assert matching_orders(device=g.device, amount=Decimal("777.00"), bank=None) == [target.pk]
+    found = matching_orders(device=g.device, amount=Decimal("777.00"), bank=None)
+    assert [order.pk for order in found] == [target.pk]
 
 
 def test_a_matched_notification_pays_no_lookup_and_one_savepoint():
@@ -108,9 +109,10 @@ def test_a_matched_notification_pays_no_lookup_and_one_savepoint():
     assert sum(q.startswith("SAVEPOINT") for q in sql) == 1
 
 
-def test_a_matched_notifications_audit_entry_rides_with_the_orders_event():
-    """A close's audit entry is not a statement of its own: on PostgreSQL it is written
-    in the statement of the order's event (core.fast_insert.riding)."""
+def test_a_matched_notifications_close_writes_order_entry_and_event_in_one_statement():
+    """A close's UPDATE of the order and its audit entry are not statements of their
+    own: on PostgreSQL they are written in the statement of the order's event
+    (core.riding)."""
     from audit.models import AuditEntry
     from webhooks.models import WebhookEvent
 
@@ -119,11 +121,13 @@ def test_a_matched_notifications_audit_entry_rides_with_the_orders_event():
     with CaptureQueriesContext(connection) as captured:
         response = send(g.token, id="rides-1", text=sber_sms("321"))
     assert response.json()["notification"]["status"] == "matched"
-    writes = [q["sql"] for q in captured.captured_queries if "INSERT INTO" in q["sql"]]
-    audit = [sql for sql in writes if '"audit_auditentry"' in sql]
-    assert len(audit) == 1
+    statements = [q["sql"] for q in captured.captured_queries]
+    audit = [sql for sql in statements if '"audit_auditentry"' in sql]
+    closes = [sql for sql in statements if 'UPDATE "orders_order"' in sql]
+    assert len(audit) == 1 and len(closes) == 1
     if connection.vendor == "postgresql":
-        assert '"webhooks_webhookevent"' in audit[0]
+        assert audit == closes
+        assert 'INSERT INTO "webhooks_webhookevent"' in audit[0]
     entry = AuditEntry.objects.get(object_id=str(order.pk), action="order.confirm")
     assert entry.actor_kind == "device" and entry.actor_id == str(g.device.pk)
     assert WebhookEvent.objects.filter(order_id=order.pk, type="order.completed").exists()

@@ -1,0 +1,100 @@
+"""Rows that ride: a write sent not on its own but in the statement of the action's next
+write, as a data-modifying WITH before it (PostgreSQL), which saves the action a round
+trip per row. core.fast_insert's insert_row and update_row take `ride=True`:
+
+    with riding():                        # inside the action's transaction
+        update_row(order, fields, ride=True)   # waits
+        insert_row(entry, ride=True)           # waits
+        insert_row(event)                      # sent, the two above in its statement
+
+What still waits at the block's end is sent then, in one statement. Only writes that
+nothing reads back (or refers to) before they are sent may ride: their keys, counts and
+post_save come when they are written. Where data-modifying WITHs are not (SQLite),
+nothing waits: each write is sent at once.
+"""
+
+import threading
+from collections.abc import Callable
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from .prepared import current, prepared_cursor
+
+# Inside `riding()` on PostgreSQL: the writes waiting for the next one.
+_WAITING = threading.local()
+
+
+@dataclass
+class Rider:
+    """A write waiting: its statement and values; `returns`, when its statement
+    returns a value (RETURNING), what the carrying statement returns for it, a
+    template of the WITH's `{name}` (its numbered key, the rows it changed);
+    `written(value)` once it is written, with that value (None without)."""
+
+    sql: str
+    values: list
+    returns: str | None
+    written: Callable
+
+
+@contextmanager
+def riding():
+    """The block in which writes may ride (see the module)."""
+    if getattr(_WAITING, "riders", None) is not None or current().vendor != "postgresql":
+        yield
+        return
+    _WAITING.riders = []
+    try:
+        yield
+        send_waiting()
+    finally:
+        _WAITING.riders = None
+
+
+def wait(rider: Rider) -> bool:
+    """Whether `rider` waits (a riding block is open): False when it must be sent now."""
+    waiting = getattr(_WAITING, "riders", None)
+    if waiting is None:
+        return False
+    waiting.append(rider)
+    return True
+
+
+def send(db, sql: str, values: list, *, returns: bool) -> tuple[tuple, int]:
+    """Run `sql` (whose RETURNING gives one value when `returns`) with the writes waiting
+    before it, each as a WITH: (its own returned values, the rows it changed)."""
+    waiting = getattr(_WAITING, "riders", None)
+    if waiting:
+        _WAITING.riders = []
+    return _send(db, waiting or [], sql, values, returns)
+
+
+def send_waiting() -> None:
+    """What waits, sent now on its own (before a write that cannot carry it)."""
+    waiting = getattr(_WAITING, "riders", None)
+    if waiting:
+        _WAITING.riders = []
+        last = waiting[-1]
+        own, _count = _send(current(), waiting[:-1], last.sql, last.values, bool(last.returns))
+        last.written(own[0] if own else None)
+
+
+def _send(db, riders: list[Rider], sql: str, values: list, returns: bool) -> tuple[tuple, int]:
+    parts, params, tail = [], [], []
+    for n, rider in enumerate(riders):
+        parts.append(f"r{n} AS ({rider.sql})")
+        params.extend(rider.values)
+        if rider.returns:
+            tail.append(rider.returns.format(name=f"r{n}"))
+    if tail:
+        sql += (", " if returns else " RETURNING ") + ", ".join(tail)
+    if parts:
+        sql = f"WITH {', '.join(parts)} {sql}"
+    with prepared_cursor(db) as cursor:
+        cursor.execute(sql, [*params, *values])
+        count = cursor.rowcount
+        row = (cursor.fetchone() if returns or tail else None) or ()
+    own, theirs = row[: int(returns)], iter(row[int(returns) :])
+    for rider in riders:
+        rider.written(next(theirs, None) if rider.returns else None)
+    return own, count
