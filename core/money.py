@@ -16,7 +16,11 @@ def fee_for(amount: Decimal, *, rate: Decimal, fixed: Decimal) -> Decimal:
     return quantize_money(amount * rate / Decimal(100)) + quantize_money(fixed)
 
 
-def money_str(value: Decimal) -> str:
+def money_str(value: Decimal | str) -> str:
+    """Money as the contract writes it, two decimals; text is kept as it is (a sum the
+    database has written in this form already: a list's rows)."""
+    if isinstance(value, str):
+        return value
     return f"{quantize_money(value):.2f}"
 
 

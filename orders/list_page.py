@@ -27,6 +27,7 @@ from finance.models import PaymentMethod, Terminal
 
 from .models import Order, shown_as_sql
 from .render import OrderRow
+from .rules import shown_status_sql
 
 _ORDERS = Order._meta.db_table
 _METHODS = PaymentMethod._meta.db_table
@@ -37,26 +38,33 @@ def _column(name: str) -> str:
     return "o." + connection.ops.quote_name(Order._meta.get_field(name).column)
 
 
-# On PostgreSQL the ids and the creation and update times are read as the text the
-# contract shows them in (render_order keeps text as it is): turning 150 UUIDs and 100
-# times of a page into text in Python was the largest part of rendering it. The
-# expiry stays a time: the shown status compares it with the database's clock.
+# On PostgreSQL the ids, times and sums are read as the text the contract shows them
+# in (render_order keeps text as it is: `core.formats.iso_utc`, `core.money.money_str`),
+# and the status as shown, by the database's clock (`shown_status_sql`; db_clock is
+# then NULL, OrderRow's sign that the status is the shown one): turning 150 UUIDs, 150
+# times and 150 sums of a page into text in Python was most of rendering it. The sums'
+# columns hold two decimals, so their text is the contract's. Elsewhere (SQLite) each
+# is read as it is and rendered in Python.
 _IDS_AS_TEXT = {"id", "method_id", "initial_method_id"}
-_TIMES_AS_TEXT = {"created_at", "updated_at"}
+_TIMES_AS_TEXT = {"created_at", "updated_at", "expires_at"}
+_SUMS_AS_TEXT = {"amount", "fee", "fee_amount", "paid_amount"}
 _ISO_UTC = 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'  # core.formats.iso_utc's form
 
 
 def _read(name: str) -> str:
     """The column `name` of OrderRow as the page reads it."""
+    postgres = connection.vendor == "postgresql"
     if name == "db_clock":  # the database's time beside each row, for the shown status
-        return db_now_sql()
+        return "NULL" if postgres else db_now_sql()
     column = _column(name)
-    if connection.vendor != "postgresql":
+    if not postgres:
         return column
-    if name in _IDS_AS_TEXT:
+    if name in _IDS_AS_TEXT or name in _SUMS_AS_TEXT:
         return f"{column}::text"
     if name in _TIMES_AS_TEXT:
         return f"to_char({column} AT TIME ZONE 'UTC', '{_ISO_UTC}')"
+    if name == "status":
+        return shown_status_sql(state=column, expires=_column("expires_at"), now=db_now_sql())
     return column
 
 

@@ -20,7 +20,7 @@ def render_order(order: Order) -> dict:
         "initial_method_id": str(order.initial_method_id),
         "order_side": order.side,
         "amount": money_str(order.amount),
-        "fee": f"{order.fee:.2f}",
+        "fee": money_str(order.fee),
         "fixed_fee": money_number(order.fixed_fee) if order.fixed_fee else None,
         "fee_amount": money_str(order.fee_amount),
         "paid_amount": money_str(order.paid_amount) if order.paid_amount is not None else None,
@@ -120,13 +120,18 @@ class OrderRow(namedtuple("OrderRowBase", (*_ROW_FIELDS, "method_name", "method_
     COLUMNS = (*_ROW_FIELDS, "method__name", "method__method_type")
 
     # The same rules as the model's (its pure functions), read against the database's
-    # time that came with the row.
+    # time that came with the row; without it (NULL) the row's status is the shown one
+    # already, read by that clock (orders.list_page on PostgreSQL).
     @property
     def is_overdue(self) -> bool:
+        if self.db_clock is None:
+            return False
         return order_is_overdue(self.status, self.expires_at, self.db_clock)
 
     @property
     def shown_status(self) -> str:
+        if self.db_clock is None:
+            return self.status
         return order_shown_status(self.status, self.expires_at, self.db_clock)
 
     @property

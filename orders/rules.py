@@ -85,6 +85,14 @@ def shown_as_sql(status: str, *, state: str, expires: str, now: str) -> tuple[st
     return f"{state} = %s", [status]
 
 
+def shown_status_sql(*, state: str, expires: str, now: str) -> str:
+    """order_shown_status as a column of a hand-written statement."""
+    pending, expired = OrderStatus.PENDING.value, OrderStatus.EXPIRED.value
+    return (
+        f"CASE WHEN {state} = '{pending}' AND {expires} <= {now} THEN '{expired}' ELSE {state} END"
+    )
+
+
 def shown_status_expression(*, now=None) -> Case:  # order_shown_status as a column
     return Case(
         When(overdue_q(now=now), then=Value(OrderStatus.EXPIRED.value)),

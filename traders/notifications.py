@@ -31,6 +31,7 @@ from core.error_codes import ErrorCode
 from core.errors import InvalidRequest, NotFound
 from core.fast_insert import insert_row
 from core.formats import parse_uuid
+from core.riding import riding, send_waiting
 from finance.models import PaymentMethod, Side
 from orders.audited import order_act_audited
 from orders.joined import CLOSE_RELATED, order_read_sql, prep, read_orders
@@ -68,16 +69,17 @@ def notification_receive(
     reading = read_notification(text, title, source)
     payment = reading.direction == INCOMING and reading.amount is not None
     try:
-        with transaction.atomic():
+        with transaction.atomic(), riding():
             found = (
                 matching_orders(device=device, amount=reading.amount, bank=reading.bank)
                 if payment
                 else []
             )
             status = _status_for(payment, found)
-            # Written with the order it is about to complete locked: a retry of the same
-            # id waits on that lock, or on the unique constraint here, until this
-            # transaction ends.
+            # Written with the order it is about to complete locked, in the statement
+            # of the close's first writes (core.riding; alone when nothing is closed):
+            # a retry of the same id waits on that lock, or on the unique constraint,
+            # until this transaction ends.
             notification = BankNotification(
                 device=device,
                 external_id=external_id,
@@ -91,7 +93,7 @@ def notification_receive(
                 status=status,
                 order_id=found[0].pk if status == NotificationStatus.MATCHED else None,
             )
-            insert_row(notification)
+            insert_row(notification, ride=True)
             if status == NotificationStatus.MATCHED:
                 _complete(notification, device, found[0])
     except IntegrityError:
@@ -187,6 +189,7 @@ def _complete(notification: BankNotification, device: Device, order: Order) -> N
             savepoint=False,
         )
     except OrderNotPending:  # just expired since it was found
+        send_waiting()  # the notification's row, if the expiry did not carry it
         notification.status, notification.order = NotificationStatus.UNMATCHED, None
         notification.save(update_fields=["status", "order"])
 

@@ -116,17 +116,27 @@ def test_a_listed_row_renders_as_the_order_itself(world):
 
 
 def test_a_listed_order_and_a_searched_one_are_the_order_itself(world):
-    """The list and the search read ids and times as text on PostgreSQL: each order
-    they show is, field for field, what its own page shows (a time on a whole second
-    still with its six digits of fraction)."""
+    """The list and the search read ids, times, sums and the shown status as text on
+    PostgreSQL: each order they show is, field for field, what its own page shows (a
+    time on a whole second still with its six digits of fraction, a Pending order past
+    its expiry shown Expired, a paid amount and cents kept)."""
     import datetime
+    from decimal import Decimal
 
     shop = world.api
-    ids = create_many(shop, world, 2)
+    ids = create_many(shop, world, 4)
     whole = datetime.datetime(2026, 11, 26, 15, 0, 1, tzinfo=datetime.UTC)
     Order.objects.filter(pk=ids[0]).update(created_at=whole, updated_at=whole)
+    past = datetime.datetime.now(datetime.UTC) - datetime.timedelta(minutes=1)
+    Order.objects.filter(pk=ids[1]).update(expires_at=past)
+    Order.objects.filter(pk=ids[2]).update(
+        status="Completed", paid_amount=Decimal("990.5"), fee_amount=Decimal("49.53")
+    )
     listed = {item["id"]: item for item in shop.get(URL, {"size": 50}).json()["orders"]["items"]}
     assert listed[str(ids[0])]["created_at"] == "2026-11-26T15:00:01.000000Z"
+    assert listed[str(ids[1])]["status"] == "Expired"
+    assert listed[str(ids[2])]["paid_amount"] == "990.50"
+    assert listed[str(ids[2])]["fee_amount"] == "49.53"
     for order_id in ids:
         alone = shop.get(f"{URL}{order_id}").json()["order"]
         assert listed[str(order_id)] == alone

@@ -109,10 +109,10 @@ def test_a_matched_notification_pays_no_lookup_and_one_savepoint():
     assert sum(q.startswith("SAVEPOINT") for q in sql) == 1
 
 
-def test_a_matched_notifications_close_writes_order_entry_and_event_in_one_statement():
-    """A close's UPDATE of the order and its audit entry are not statements of their
-    own: on PostgreSQL they are written in the statement of the order's event
-    (core.riding)."""
+def test_a_matched_notification_its_order_entry_and_event_are_one_statement():
+    """The notification's row, the close's UPDATE of the order and its audit entry are
+    not statements of their own: on PostgreSQL they are written in the statement of
+    the order's event (core.riding)."""
     from audit.models import AuditEntry
     from webhooks.models import WebhookEvent
 
@@ -125,8 +125,10 @@ def test_a_matched_notifications_close_writes_order_entry_and_event_in_one_state
     audit = [sql for sql in statements if '"audit_auditentry"' in sql]
     closes = [sql for sql in statements if 'UPDATE "orders_order"' in sql]
     assert len(audit) == 1 and len(closes) == 1
+    kept = [sql for sql in statements if 'INSERT INTO "traders_banknotification"' in sql]
+    assert len(kept) == 1
     if connection.vendor == "postgresql":
-        assert audit == closes
+        assert audit == closes == kept
         assert 'INSERT INTO "webhooks_webhookevent"' in audit[0]
     entry = AuditEntry.objects.get(object_id=str(order.pk), action="order.confirm")
     assert entry.actor_kind == "device" and entry.actor_id == str(g.device.pk)
