@@ -69,10 +69,11 @@ def _read(name: str) -> str:
 
 
 @functools.cache
-def _select() -> str:
+def _select(extra: str = "") -> str:
+    """The rows' SELECT and FROM, with `extra` columns after the rows'."""
     columns = ", ".join(_read(name) for name in OrderRow.FIELDS)
     return (
-        f"SELECT {columns}, m.name, m.method_type FROM {_ORDERS} o"
+        f"SELECT {columns}, m.name, m.method_type{extra} FROM {_ORDERS} o"
         f" INNER JOIN {_METHODS} m ON m.id = o.method_id"
     )
 
@@ -188,20 +189,25 @@ def order_list_page(
     backwards = after is None and before is not None
     direction = "DESC" if descending != backwards else "ASC"
     offset = 0 if asked.by_cursor else (asked.page - 1) * size
+    counting = f"SELECT COUNT(*) FROM (SELECT 1 FROM {_ORDERS} o WHERE {condition} LIMIT %s) c"
+    # The capped count rides in the page's statement as a column (one round trip, not
+    # two; the database runs it once, and only when the page has a row): the pages
+    # that need it are the busy terminals' (a full first page, any later page).
     sql = (
-        f"{_select()} WHERE {condition}"
+        f"{_select(f', ({counting})')} WHERE {condition}"
         f" ORDER BY {keys[0]} {direction}, {keys[1]} {direction} LIMIT %s OFFSET %s"
     )
     with prepared_cursor() as cursor:
         sql_rows.read_dates_plainly(cursor)
-        cursor.execute(sql, [*params, size + 1, offset])
-        rows = _convert(cursor.fetchall())
+        cursor.execute(sql, [*params, count_cap + 1, *params, size + 1, offset])
+        read = cursor.fetchall()
+        counted = read[0][-1] if read else None
+        rows = _convert([row[:-1] for row in read])
 
         def count(limit: int) -> int:
-            cursor.execute(
-                f"SELECT COUNT(*) FROM (SELECT 1 FROM {_ORDERS} o WHERE {condition} LIMIT %s) c",
-                [*params, limit],
-            )
+            if counted is not None and limit == count_cap + 1:
+                return counted
+            cursor.execute(counting, [*params, limit])
             return cursor.fetchone()[0]
 
         if asked.by_cursor:
