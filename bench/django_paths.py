@@ -3,6 +3,7 @@ cabinet poll's SQL, and in-process costs. Commands of `python -m bench.django_si
 
   paths-setup                   two methods for the Pending point, two devices' methods,
                                 requisites and tokens; prints their ids as JSON
+  wide-method                   a method of Demo Shop with no requisite yet (its id)
   cabinet-sessions N            N signed-in cabinet sessions of the demo traders (JSON)
   cabinet-poll-sql              the statements of a cabinet poll answered 304 (JSON)
   inprocess-costs N             mean ms of a Sell creation, a settlement entered and
@@ -68,6 +69,15 @@ def paths_setup() -> str:
             "crowded": {"method": str(crowded_method.pk), "token": CROWDED_TOKEN},
         }
     )
+
+
+def wide_method() -> str:
+    """`Bench Wide SBP`, served to Demo Shop like the bench's method and with no
+    requisite yet (the scale point gives it ten thousand): its id."""
+    from orders.models import Trader
+
+    method, _ = _method("Bench Wide SBP", "999000000015", Trader.objects.get(name="Trader Two"), 0)
+    return str(method.pk)
 
 
 def cabinet_sessions(n: str) -> str:
@@ -299,6 +309,7 @@ def inprocess_costs(n: str) -> str:
 
 COMMANDS = {
     "paths-setup": paths_setup,
+    "wide-method": wide_method,
     "cabinet-sessions": cabinet_sessions,
     "cabinet-poll-sql": cabinet_poll_sql,
     "inprocess-costs": inprocess_costs,

@@ -140,7 +140,8 @@ def report(r: dict) -> None:
     ratio = req["10k"]["p50"] / req["10"]["p50"]
     goals.append(("create: 10 thousand vs 10 requisites < 1.5", f"{ratio:.2f}", ratio < 1.5))
     body.append(
-        f"| order creation, 8 clients (10 vs 10 thousand requisites) | {fmt(req['10'])} | "
+        f"| order creation, 8 clients, side by side (a method's 10 vs another's 10 thousand "
+        f"requisites) | {fmt(req['10'])} | "
         f"{fmt(req['10k'])} | {ratio:.2f} | < 1.5: {verdict(ratio < 1.5)} |"
     )
 
