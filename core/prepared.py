@@ -64,3 +64,18 @@ def prepared_cursor(db=None):
     db.ensure_connection()
     with db.wrap_database_errors:
         return db._prepare_cursor(preparing_cursor_class()(db.connection))
+
+
+def opaque(sql_type: str, db=None) -> str:
+    """The placeholder of a value the planner should not look into: on PostgreSQL a
+    scalar subquery of it (`(SELECT %s::bigint)`), elsewhere `%s`.
+
+    A prepared statement's first runs are planned with their values, and PostgreSQL
+    keeps the generic plan (made without them) only if it does not look dearer than
+    those. Where one value moves the estimates a lot (a LIMIT's size, a method with
+    fewer requisites than the average) every plan made with the values looks cheaper,
+    and the statement is planned afresh on every run. Read through a subquery, the
+    value is the same unknown to both plans: the costs agree and the generic plan is
+    kept. Only for values that do not change the plan's shape."""
+    db = db or current()
+    return f"(SELECT %s::{sql_type})" if db.vendor == "postgresql" else "%s"

@@ -115,7 +115,12 @@ class Requisite(models.Model):
     class Meta:
         verbose_name = _("requisite")
         verbose_name_plural = _("requisites")
-        indexes = [models.Index(fields=["method", "is_active"], name="requisite_method_active")]
+        indexes = [
+            # The matcher's walk: a method's active requisites in id order (its ring).
+            models.Index(
+                fields=["method", "id"], name="requisite_method_walk", condition=Q(is_active=True)
+            )
+        ]
 
     def __str__(self):
         return f"{self.method} · {self.account} ({self.trader})"

@@ -17,15 +17,12 @@ import uuid
 from collections.abc import Iterator
 from decimal import Decimal
 
-from django.db import connection
 from django.db.models import Q
 
-from core.money import quantize_money
-from core.prepared import prepared_cursor
-from finance.models import AccountKind, Balance, PaymentMethod, Side
+from finance.models import PaymentMethod, Side
 
-from ..models import Order, OrderStatus, Requisite, RequisiteLoad, Trader
-from . import load
+from ..models import Order
+from .walk import CHUNK, Candidate, read_slice
 
 UNIQUE_AMOUNT_STEPS = 10  # amount .. amount + 9, in whole steps of 1
 
@@ -50,7 +47,7 @@ def candidate_amounts(amount: Decimal, unique_amount: bool) -> list[Decimal]:
     return [amount + k for k in range(steps)]
 
 
-CHUNK = 32
+WIDEST = 1024  # the longest walk one slice takes along the ring
 
 
 class _Chunks:
@@ -58,10 +55,13 @@ class _Chunks:
     search reaches it.
 
     Requisite ids are random UUIDs, so the ring of ids read from a random point on is
-    a random order: each slice is the next CHUNK eligible requisites along the ring
-    (through the primary key, wrapping around at its end) after the previous slice,
-    until the search is back where it began. A match reads one slice, whatever the
-    method's requisite count.
+    a random order: each slice walks the method's next active requisites along the
+    ring (through the (method, id) index, wrapping around at its end) after the
+    previous slice's walk, until the search is back where it began, and keeps those
+    whose trader and deposit can serve the order. A walk is CHUNK long; after one that
+    kept fewer than half of what it read (a sandbox order on a ring of live traders'
+    requisites, say), the next walk is twice as long, up to WIDEST. A match reads one
+    slice, whatever the method's requisite count.
     """
 
     write = True  # off for availability: nothing is written
@@ -78,6 +78,7 @@ class _Chunks:
         self.side, self.amounts, self.sandbox, self.freed = side, amounts, sandbox, freed
         self.start = uuid.uuid4()
         self.after, self.wrapped = None, False
+        self.width = CHUNK
         self.loaded: list[list[Candidate]] = []
         self.exhausted = False
 
@@ -101,220 +102,27 @@ class _Chunks:
             arcs = [("e.id >= %s", [self.start]), ("e.id < %s", [self.start])]
         else:
             arcs = [("e.id > %s", [self.after]), ("e.id < %s", [self.start])]
-        rows = _slice(
+        rows, walked = read_slice(
             methods=self.methods,
             side=self.side,
             amounts=self.amounts,
             arcs=arcs,
             sandbox=self.sandbox,
+            width=self.width,
             write=self.write,
             freed=self.freed,
         )
-        if rows:
+        if rows:  # the last row is the walk's last, kept or not
             self.after = rows[-1].pk
             self.wrapped = self.wrapped or rows[-1].arc == 1
-            random.shuffle(rows)
-            rows.sort(key=lambda r: r.pending)
-            self.loaded.append(rows)
-        self.exhausted = len(rows) < CHUNK
-
-
-def slice_sql(
-    *,
-    methods: dict,
-    side: str,
-    amounts: list[Decimal],
-    arcs: list,
-    sandbox: bool,
-    deposit_floor: Decimal | None = None,
-) -> tuple[str, list]:
-    """The slice's statement and its parameters (see `_slice`).
-
-    "Holds this amount" is a scalar subquery with LIMIT 1, so it stays a probe per
-    requisite and amount (a SubPlan): an EXISTS could be turned into a semi-join that
-    reads every Pending order of the amount, and its cost would grow with them. Its
-    equality on both columns and its condition written as literals match the partial
-    unique index, which answers it without the table (an index-only probe).
-
-    A Buy reads only requisites whose trader's deposit covers the smallest candidate
-    amount and whose own range (min_amount, max_amount) lets some candidate in;
-    Candidate keeps the figures to judge each amount. `deposit_floor` lowers that
-    deposit bar (availability counting overdue Buys' frozen money as free).
-    """
-    today = load.utc_day()
-    key = Requisite._meta.pk
-    money = Order._meta.get_field("amount")
-
-    def db_uuid(value):
-        return key.get_db_prep_value(value, connection)
-
-    def db_money(value):
-        return money.get_db_prep_value(value, connection)
-
-    holds, holds_params = "", []
-    if side == Side.BUY:
-        for k, amount in enumerate(amounts):
-            holds += (
-                f", (SELECT 1 FROM {ORDERS} o WHERE o.requisite_id = r.id"
-                f" AND o.amount = %s AND o.status = '{OrderStatus.PENDING.value}'"
-                f" AND o.side = '{Side.BUY.value}' LIMIT 1) IS NOT NULL AS holds_{k}"
-            )
-            holds_params.append(db_money(amount))
-    method_list = ", ".join(["%s"] * len(methods))
-    low, high = db_money(min(amounts)), db_money(max(amounts))
-    if side == Side.BUY:
-        deposit = (
-            f" INNER JOIN {BALANCES} b ON b.trader_id = t.id"
-            f" AND b.kind = '{AccountKind.TRADER.value}' AND b.available >= %s"
-        )
-        deposit_params = [low if deposit_floor is None else db_money(deposit_floor)]
-        available = "b.available"
-    else:
-        deposit, deposit_params, available = "", [], "NULL"
-    arc_selects, arc_params = [], []
-    for number, (condition, values) in enumerate(arcs):
-        arc_selects.append(
-            f"SELECT * FROM (SELECT {_COLUMNS}, {available} AS available, {number} AS arc"
-            f" FROM {REQUISITES} e INNER JOIN {TRADERS} t ON t.id = e.trader_id{deposit}"
-            f" WHERE e.method_id IN ({method_list}) AND e.is_active AND t.is_active"
-            f" AND t.sandbox = %s AND {condition}"
-            f" AND (e.min_amount IS NULL OR e.min_amount <= %s)"
-            f" AND (e.max_amount IS NULL OR e.max_amount >= %s)"
-            f" ORDER BY e.id LIMIT %s) a{number}"
-        )
-        arc_params += [
-            *deposit_params,
-            *(db_uuid(pk) for pk in methods),
-            sandbox,
-            *map(db_uuid, values),
-            high,
-            low,
-            CHUNK,
-        ]
-    sql = f"""
-        SELECT r.*, l.requisite_id IS NOT NULL AS has_load,
-          COALESCE(l.pending, 0) AS pending,
-          CASE WHEN l.day = %s THEN l.turnover ELSE 0 END AS turnover
-          {holds}
-        FROM ({" UNION ALL ".join(arc_selects)}) r
-        LEFT JOIN {LOADS} l ON l.requisite_id = r.id
-        ORDER BY r.arc, r.id
-        LIMIT %s
-    """
-    day = RequisiteLoad._meta.get_field("day").get_db_prep_value(today, connection)
-    return sql, [day, *holds_params, *arc_params, CHUNK]
-
-
-def _slice(
-    *,
-    methods: dict,
-    side: str,
-    amounts: list[Decimal],
-    arcs: list,
-    sandbox: bool,
-    write=True,
-    freed=None,  # a freed.Freed (availability): overdue holders counted as free
-) -> list["Candidate"]:
-    """Up to CHUNK eligible requisites (of sandbox traders for a sandbox order, of live
-    ones for a live order: never across), taken along `arcs` (id ranges) in order, each
-    with its Pending count and today's turnover as its RequisiteLoad row has them and,
-    for a Buy, which candidate amounts it holds and its trader's available deposit.
-
-    Written in SQL because the ORM spent more time building this statement than the
-    database spends running it. Each arc is read through the primary key and limited
-    on its own, so a slice reads at most CHUNK requisites per arc. Nothing here grows
-    with a requisite's day: the figures are one row, and "holds this amount" is one
-    probe of the partial unique index on Pending Buy (requisite, amount) (its
-    condition written as literals so the planner can match it). These figures only
-    order and thin out the candidates; the conditional UPDATE of the load row and
-    the INSERT against the unique index decide. A requisite without a load row yet
-    gets one, counted from its orders.
-    """
-    floor = None if freed is None else freed.deposit_floor(min(amounts))
-    sql, params = slice_sql(
-        methods=methods, side=side, amounts=amounts, arcs=arcs, sandbox=sandbox, deposit_floor=floor
-    )
-    # Planning the slice cost more than running it: prepared once per connection.
-    with prepared_cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = [Candidate(values, methods, amounts) for values in cursor.fetchall()]
-    if freed is not None:
-        for row in rows:
-            freed.apply(row)
-    missing = [row.pk for row in rows if not row.has_load]
-    if missing and write:  # availability (write off) counts them as empty
-        load.requisite_load_ensure(requisite_ids=missing)
-    return rows
-
-
-# What placement needs of a requisite; read as plain columns (building model instances
-# of the requisite and its trader was most of a slice's Python time).
-_FIELDS = (
-    "id",
-    "method_id",
-    "trader_id",
-    "holder_name",
-    "account",
-    "daily_limit",
-    "max_pending",
-    "min_amount",
-    "max_amount",
-)
-_COLUMNS = ", ".join(f"e.{name}" for name in _FIELDS)
-
-
-def _uuid(value) -> uuid.UUID:
-    return value if isinstance(value, uuid.UUID) else uuid.UUID(value)  # SQLite: hex text
-
-
-def _money(value) -> Decimal:
-    # PostgreSQL gives Decimal; SQLite an int or float of a 2-place number.
-    return value if isinstance(value, Decimal) else quantize_money(Decimal(str(value or 0)))
-
-
-class Candidate:
-    """A requisite as placement uses it: what the order copies, its caps and figures."""
-
-    __slots__ = (
-        "pk",
-        *_FIELDS[1:],
-        "available",
-        "arc",
-        "has_load",
-        "pending",
-        "turnover",
-        "method",
-        "busy",
-    )
-
-    def __init__(self, values: tuple, methods: dict, amounts: list[Decimal]):
-        (pk, method_id, trader_id, self.holder_name, self.account, daily_limit) = values[:6]
-        self.max_pending, low, high, available, self.arc = values[6:11]
-        self.has_load, self.pending, turnover = values[11:14]
-        self.pk, self.method_id, self.trader_id = _uuid(pk), _uuid(method_id), _uuid(trader_id)
-        self.daily_limit, self.turnover = _money(daily_limit), _money(turnover)
-        self.min_amount = None if low is None else _money(low)
-        self.max_amount = None if high is None else _money(high)
-        self.available = None if available is None else _money(available)  # a Buy's only
-        self.method = methods[self.method_id]  # already loaded
-        self.busy = {amount for amount, held in zip(amounts, values[14:], strict=False) if held}
-
-    def takes(self, amount: Decimal) -> bool:
-        """Whether this requisite's own range and (for a Buy) its trader's deposit as
-        read let `amount` in; the caps and the deposit are decided again by the
-        conditional UPDATE."""
-        if self.min_amount is not None and amount < self.min_amount:
-            return False
-        if self.max_amount is not None and amount > self.max_amount:
-            return False
-        return self.available is None or self.available >= amount
-
-
-ORDERS = Order._meta.db_table
-REQUISITES = Requisite._meta.db_table
-TRADERS = Trader._meta.db_table
-LOADS = RequisiteLoad._meta.db_table
-BALANCES = Balance._meta.db_table
+        kept = [row for row in rows if row.ok]
+        if kept:
+            random.shuffle(kept)
+            kept.sort(key=lambda r: r.pending)
+            self.loaded.append(kept)
+        self.exhausted = walked < self.width
+        if len(kept) * 2 < walked:
+            self.width = min(self.width * 2, WIDEST)
 
 
 def candidates(

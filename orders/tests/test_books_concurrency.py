@@ -13,7 +13,7 @@ from finance.models import Balance
 from finance.services import ledger_check
 from finance.tests.factories import PaymentMethodFactory, TerminalFactory
 from orders.models import Order, RequisiteLoad
-from orders.services import matching
+from orders.services import matching, walk
 from orders.tests.factories import RequisiteFactory, TraderFactory, buy_order
 from orders.tests.test_concurrency import in_parallel
 from webhooks.models import WebhookEvent
@@ -110,14 +110,30 @@ def _probes_of_the_slice(
         with connection.cursor() as cursor:
             cursor.execute(f"ANALYZE {Order._meta.db_table}")
     amounts = [Decimal(1000 + k) for k in range(10)]
-    start = uuid.UUID(int=0)
-    sql, params = matching.slice_sql(
+    plan = _explain(*_first_slice(method, amounts, uuid.UUID(int=0)), *settings, generic=generic)
+    probes = [
+        node
+        for node in _plan_nodes(plan[0]["Plan"])
+        if node.get("Relation Name") == Order._meta.db_table
+    ]
+    assert len(probes) == len(amounts), json.dumps(plan, indent=1)
+    return probes, plan[0]["Plan"]["Actual Rows"]
+
+
+def _first_slice(method, amounts: list[Decimal], start: uuid.UUID) -> tuple[str, list]:
+    """The statement (and its values) of a live Buy's first slice from `start` on."""
+    return walk.slice_sql(
         methods={method.pk: method},
         side="Buy",
         amounts=amounts,
         arcs=[("e.id >= %s", [start]), ("e.id < %s", [start])],
         sandbox=False,
     )
+
+
+def _explain(sql: str, params: list, *settings: str, generic: bool = False) -> list:
+    """The statement's plan as run (EXPLAIN ANALYZE), with `generic`: the plan a prepared
+    statement keeps after its first runs, made without its values."""
     with connection.cursor() as cursor:
         for setting in settings:
             cursor.execute(f"SET LOCAL {setting}")
@@ -132,14 +148,7 @@ def _probes_of_the_slice(
         (plan,) = cursor.fetchone()
         if generic:
             cursor.execute("DEALLOCATE probe_slice")
-    plan = json.loads(plan) if isinstance(plan, str) else plan
-    probes = [
-        node
-        for node in _plan_nodes(plan[0]["Plan"])
-        if node.get("Relation Name") == Order._meta.db_table
-    ]
-    assert len(probes) == len(amounts), json.dumps(plan, indent=1)
-    return probes, plan[0]["Plan"]["Actual Rows"]
+    return json.loads(plan) if isinstance(plan, str) else plan
 
 
 @pytest.mark.postgres
@@ -163,7 +172,7 @@ def test_the_prepared_slices_generic_plan_probes_the_unique_index(stale):
     """The slice is prepared (core.prepared), so after its first runs PostgreSQL keeps
     one plan made without the amounts or the pending count: it probes the same index."""
     probes, rows = _probes_of_the_slice(3000, stale=stale, generic=True)
-    assert rows == matching.CHUNK
+    assert rows == walk.CHUNK
     for node in probes:
         assert node["Index Name"] == matching.SLOT_CONSTRAINT, node
         assert node.get("Rows Removed by Filter", 0) == 0, node
@@ -196,9 +205,80 @@ def test_the_amount_check_is_a_probe_per_requisite_never_one_pass_over_the_pendi
     probes, rows = _probes_of_the_slice(
         400, "enable_indexscan = off", "enable_indexonlyscan = off", "enable_bitmapscan = off"
     )
-    assert rows == matching.CHUNK
+    assert rows == walk.CHUNK
     for node in probes:
         assert node["Actual Loops"] == rows, node
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not POSTGRES, reason="needs DATABASE_URL=postgres://…")
+@pytest.mark.django_db
+@pytest.mark.parametrize("deposit", ["1000000.00", "10.00"])
+def test_the_slice_walks_a_few_requisites_of_a_long_ring_whatever_the_plan_expects(deposit):
+    """2,000 requisites of one method and one trader: the slice's generic plan reads
+    through the (method, id) index no more index entries than one walk, and sorts
+    nothing it read of the ring. With the trader's and deposit's joins inside the
+    walk's limit, a plan that expected them to keep few rows read the whole ring and
+    sorted it. With a deposit too small, nothing is kept and the walk still stops."""
+    from orders.models import Requisite
+
+    method = PaymentMethodFactory()
+    trader = TraderFactory(deposit=deposit)
+    Requisite.objects.bulk_create(
+        Requisite(trader=trader, method=method, holder_name="H", account=f"+7990{i:07d}")
+        for i in range(2000)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {Requisite._meta.db_table}")
+    amounts = [Decimal(1000 + k) for k in range(10)]
+    plan = _explain(*_first_slice(method, amounts, uuid.uuid4()), generic=True)
+    nodes = list(_plan_nodes(plan[0]["Plan"]))
+    walks = [node for node in nodes if node.get("Relation Name") == Requisite._meta.db_table]
+    assert walks, json.dumps(plan, indent=1)
+    for node in walks:
+        assert node["Index Name"] == "requisite_method_walk", node
+        assert node["Actual Rows"] * node["Actual Loops"] <= walk.CHUNK, node
+    for node in nodes:
+        if node["Node Type"] == "Sort":
+            assert node["Actual Rows"] <= 2 * walk.CHUNK, node
+    kept = plan[0]["Plan"]["Actual Rows"]
+    assert kept == (walk.CHUNK if deposit == "1000000.00" else 1)  # just the walk's end
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not POSTGRES, reason="needs DATABASE_URL=postgres://…")
+@pytest.mark.django_db
+def test_the_prepared_slice_keeps_its_generic_plan_for_a_method_smaller_than_most():
+    """A method with 3 requisites beside one with 600: a plan made for the small one's
+    own figures would look cheaper than the generic plan (made for the average method)
+    every time, and PostgreSQL would plan the slice afresh on every creation. Its
+    values are out of the planner's sight, so after its first runs it keeps the one
+    generic plan."""
+    from core import prepared
+    from orders.models import Requisite
+
+    small, large = PaymentMethodFactory(), PaymentMethodFactory()
+    trader = TraderFactory()
+    Requisite.objects.bulk_create(
+        Requisite(trader=trader, method=method, holder_name="H", account=f"+7990{i:07d}")
+        for method, count in ((small, 3), (large, 600))
+        for i in range(count)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {Requisite._meta.db_table}")
+    for _ in range(10):
+        found = list(matching.candidates(methods=[small], side="Buy", amounts=[Decimal("1000")]))
+        assert len(found) == 3
+    assert prepared.preparing()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE statement LIKE %s",
+            ["%row_number() OVER%"],
+        )
+        ((generic, custom),) = cursor.fetchall()
+    assert generic + custom == 10
+    assert generic >= 5, (generic, custom)
 
 
 @pytest.mark.postgres

@@ -10,9 +10,10 @@ from conftest import buy_body, sell_body
 from core.db import db_now
 from finance.models import PaymentMethod
 from orders.models import Requisite, RequisiteLoad
-from orders.services import matching
+from orders.services import matching, walk
 from orders.services.load import utc_day
 from orders.tests.clock import orders_age
+from orders.tests.factories import TraderFactory
 from orders.tests.world import trader_for
 
 URL = "/api/v1/order/"
@@ -113,7 +114,7 @@ def many_requisites(count: int) -> PaymentMethod:
 
 
 def test_matcher_visits_every_requisite_once_over_several_chunks(world):
-    method = many_requisites(matching.CHUNK * 2 + 6)
+    method = many_requisites(walk.CHUNK * 2 + 6)
     for _ in range(20):  # each search starts from a random point of the ring
         seen = [
             requisite.pk
@@ -121,11 +122,42 @@ def test_matcher_visits_every_requisite_once_over_several_chunks(world):
                 methods=[method], side="Sell", amounts=[Decimal("1000")]
             )
         ]
-        assert len(seen) == len(set(seen)) == matching.CHUNK * 2 + 6
+        assert len(seen) == len(set(seen)) == walk.CHUNK * 2 + 6
+
+
+def test_the_walk_passes_over_requisites_that_cannot_serve_the_order(world):
+    """A live Buy on a ring of 150 sandbox requisites, 40 of a live trader without the
+    deposit, and 3 that can serve: each search finds exactly the 3, once each, in a few
+    statements (the walk grows after slices that keep little of what they read)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    method = PaymentMethod.objects.get(name="Ozon Bank SBP")
+    live = Requisite.objects.filter(trader__sandbox=False).first().trader
+    sandbox = TraderFactory(sandbox=True)
+    broke = TraderFactory(deposit="10.00")
+    rows = [(sandbox, 150), (broke, 40), (live, 3)]
+    Requisite.objects.bulk_create(
+        Requisite(trader=trader, method=method, holder_name="H", account=f"+79{n}{i:07d}")
+        for n, (trader, count) in enumerate(rows)
+        for i in range(count)
+    )
+    serving = set(Requisite.objects.filter(method=method, trader=live).values_list("pk", flat=True))
+    for _ in range(20):  # each search starts from a random point of the ring
+        with CaptureQueriesContext(connection) as queries:
+            seen = [
+                requisite.pk
+                for requisite, _ in matching.candidates(
+                    methods=[method], side="Buy", amounts=[Decimal("1000")]
+                )
+            ]
+        assert sorted(seen) == sorted(serving)
+        slices = [q for q in queries.captured_queries if "row_number()" in q["sql"]]
+        assert 1 <= len(slices) <= 5, len(slices)
 
 
 def test_the_last_free_requisite_among_many_is_found(shop, world):
-    count = matching.CHUNK + 5
+    count = walk.CHUNK + 5
     many_requisites(count)
     accounts = set()
     for _ in range(count):
