@@ -107,6 +107,12 @@ def terminal_create(*, client, name: str, webhook_secret: str, **fields) -> Term
             client=client, name=name, webhook_secret=webhook_secret, **fields
         )
         Balance.objects.create(terminal=terminal, currency=terminal.currency)
+        # The platform's accounts (live and sandbox: a terminal can be switched) before
+        # any of its orders closes. Made by a first close instead, the new row would be
+        # changed after the rows queued behind it, against the lock order: two closes
+        # at once could deadlock (finance.movements_together).
+        account_ensure(platform=False)
+        account_ensure(platform=True)
     return terminal
 
 

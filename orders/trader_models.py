@@ -14,6 +14,7 @@ from core.keys import ApiKeyBase
 from core.memo import WatchedQuerySet
 from core.money import MoneyField
 from finance.models import PaymentMethod
+from finance.services import account_ensure
 
 
 class Trader(models.Model):
@@ -46,6 +47,15 @@ class Trader(models.Model):
 
     def __str__(self):
         return self.name
+
+    def save(self, *args, **kwargs):
+        adding = self._state.adding
+        super().save(*args, **kwargs)
+        if adding:
+            # Its working deposit's row from the start, as a terminal's: made by a first
+            # movement instead, it would be changed after the rows queued behind it,
+            # against the lock order (finance.movements_together).
+            account_ensure(trader_id=self.pk)
 
     @property
     def livemode(self) -> bool:
