@@ -17,6 +17,7 @@ class Actor(models.TextChoices):
 
 
 _ALIASES = {"expiry": Actor.SYSTEM, "sweep": Actor.SYSTEM}
+_KINDS = frozenset(Actor.values)  # Actor.values builds a new list at every read
 
 
 def actor_kind(actor: str) -> str:
@@ -24,4 +25,4 @@ def actor_kind(actor: str) -> str:
     operator: only the admin passes bare user names."""
     kind = (actor or "").split(":", 1)[0].strip().lower()
     kind = _ALIASES.get(kind, kind)
-    return kind if kind in Actor.values else Actor.OPERATOR
+    return kind if kind in _KINDS else Actor.OPERATOR

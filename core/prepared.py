@@ -66,7 +66,7 @@ def prepared_cursor(db=None):
         return db._prepare_cursor(preparing_cursor_class()(db.connection))
 
 
-def opaque(sql_type: str, db=None) -> str:
+def opaque(sql_type: str, vendor: str | None = None) -> str:
     """The placeholder of a value the planner should not look into: on PostgreSQL a
     scalar subquery of it (`(SELECT %s::bigint)`), elsewhere `%s`.
 
@@ -76,6 +76,7 @@ def opaque(sql_type: str, db=None) -> str:
     fewer requisites than the average) every plan made with the values looks cheaper,
     and the statement is planned afresh on every run. Read through a subquery, the
     value is the same unknown to both plans: the costs agree and the generic plan is
-    kept. Only for values that do not change the plan's shape."""
-    db = db or current()
-    return f"(SELECT %s::{sql_type})" if db.vendor == "postgresql" else "%s"
+    kept. Only for values that do not change the plan's shape. `vendor`: the
+    database's, when the caller builds text for a connection other than the current."""
+    vendor = vendor or current().vendor
+    return f"(SELECT %s::{sql_type})" if vendor == "postgresql" else "%s"

@@ -60,9 +60,11 @@ def wait(rider: Rider) -> bool:
     return True
 
 
-def send(db, sql: str, values: list, *, returns: bool) -> tuple[tuple, int]:
-    """Run `sql` (whose RETURNING gives one value when `returns`) with the writes waiting
-    before it, each as a WITH: (its own returned values, the rows it changed)."""
+def send(db, sql: str, values: list, *, returns: bool | int) -> tuple[tuple, int]:
+    """Run `sql` with the writes waiting before it, each as a WITH: (its own returned
+    values, the rows it changed). `returns`: how many values its RETURNING (or, for a
+    statement that is a SELECT, its select list) gives, True for one. A statement that
+    begins with WITH of its own gets the riders' WITHs before its own."""
     waiting = getattr(_WAITING, "riders", None)
     if waiting:
         _WAITING.riders = []
@@ -79,7 +81,7 @@ def send_waiting() -> None:
         last.written(own[0] if own else None)
 
 
-def _send(db, riders: list[Rider], sql: str, values: list, returns: bool) -> tuple[tuple, int]:
+def _send(db, riders: list[Rider], sql: str, values: list, returns: int) -> tuple[tuple, int]:
     parts, params, tail = [], [], []
     for n, rider in enumerate(riders):
         parts.append(f"r{n} AS ({rider.sql})")
@@ -89,7 +91,11 @@ def _send(db, riders: list[Rider], sql: str, values: list, returns: bool) -> tup
     if tail:
         sql += (", " if returns else " RETURNING ") + ", ".join(tail)
     if parts:
-        sql = f"WITH {', '.join(parts)} {sql}"
+        own_with = sql.lstrip()
+        if own_with[:5].upper() == "WITH ":
+            sql = f"WITH {', '.join(parts)}, {own_with[5:]}"
+        else:
+            sql = f"WITH {', '.join(parts)} {sql}"
     with prepared_cursor(db) as cursor:
         cursor.execute(sql, [*params, *values])
         count = cursor.rowcount

@@ -72,11 +72,15 @@ def event_build(
     return event, targets
 
 
-def event_write(event: WebhookEvent, targets: list[str], *, queue: bool = True) -> WebhookEvent:
+def event_write(
+    event: WebhookEvent, targets: list[str], *, queue: bool = True, ride: bool = False
+) -> WebhookEvent:
     """Write an event `event_build` made, with a delivery to each target, in the
     caller's transaction; the deliveries are queued on commit (with `queue` off, once
-    the caller calls `event_queue`, or never if it calls `event_unwrite`)."""
-    insert_row(event)
+    the caller calls `event_queue`, or never if it calls `event_unwrite`). With `ride`
+    (inside core.riding's `riding()`), an event without deliveries waits to be written
+    in the statement of the caller's next write."""
+    insert_row(event, ride=ride and not targets)
     deliveries = WebhookDelivery.objects.bulk_create(
         [
             WebhookDelivery(

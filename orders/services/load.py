@@ -27,7 +27,8 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from core.db import db_now
-from core.prepared import prepared_cursor
+from core.prepared import current, prepared_cursor
+from core.riding import send
 from finance.models import AccountKind, Balance
 
 from ..models import Order, OrderStatus, Requisite, RequisiteLoad
@@ -96,15 +97,17 @@ def requisite_load_take(
     order."""
     day, money, key = _day(today), _money(amount), _key(requisite_id)
     take = [day, money, day, key, day, money, key, key]
-    with prepared_cursor() as cursor:  # planned once per connection (PostgreSQL)
-        if freeze_on_trader is None:
-            cursor.execute(_TAKE, take)
-            return cursor.rowcount == 1, True
-        freeze = [money, money, _key(freeze_on_trader), money]
-        if connection.vendor == "postgresql":
-            cursor.execute(_TAKE_AND_FREEZE, take + freeze)
-            room, deposit = cursor.fetchone()
-            return room == 1, deposit == 1
+    db = current()
+    # Writes riding (core.riding) go in the take's statement: prepared once per
+    # connection (PostgreSQL), as each of its shapes is.
+    if freeze_on_trader is None:
+        _own, count = send(db, _TAKE, take, returns=False)
+        return count == 1, True
+    freeze = [money, money, _key(freeze_on_trader), money]
+    if db.vendor == "postgresql":
+        (room, deposit), _count = send(db, _TAKE_AND_FREEZE, take + freeze, returns=2)
+        return room == 1, deposit == 1
+    with prepared_cursor(db) as cursor:
         cursor.execute(_TAKE, take)
         if cursor.rowcount != 1:
             return False, True

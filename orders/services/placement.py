@@ -1,6 +1,7 @@
 """Creating an order: the request's rules, the method and fee range, the anti-fraud
 cap, the blacklist, a Sell's reserve and the matcher's (requisite, amount)."""
 
+import functools
 import uuid
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -17,6 +18,7 @@ from core.error_codes import ErrorCode, message_for
 from core.errors import Conflict, InvalidRequest, NoAvailableTraders
 from core.fast_insert import insert_unless_held
 from core.money import fee_for, quantize_money
+from core.riding import riding
 from finance.accounts import account_is_blacklisted, normalize_account
 from finance.models import Balance, FeeRange, PaymentMethod, Side, Terminal
 from finance.services import balance_covers_check, balance_reserve, method_deeplink
@@ -295,33 +297,37 @@ def _order_place(
                 sandbox_action=sandbox_action_for(terminal=terminal, amount=amount),
                 event_sequence=1,  # order.created, recorded below
                 # created_at and expires_at by the database's clock, returned by the INSERT
-                expires_at=DbNow() + timedelta(seconds=ttl),
+                expires_at=_expiry(ttl),
             )
             # The INSERT computes created_at and expires_at (DbNow) and returns them; a
             # concurrent order holding this (requisite, amount) leaves it unwritten.
             if not insert_unless_held(candidate, held_by=matching.SLOT_CONSTRAINT):
                 continue  # try the next candidate
             candidate.db_clock = candidate.created_at  # the database's now
-            # The order.created event, rendered and written now, before the caps take
-            # any shared row, and queued once they hold (taken back when they do not);
-            # unless a form session changes the order (its form_url) after them.
-            event = (
-                event_write(
-                    *event_prepare(candidate, EventType.ORDER_CREATED, actor=actor), queue=False
+            with riding():
+                # The order.created event, rendered now and written in the caps'
+                # statement (core.riding), queued once they hold (taken back when they
+                # do not); unless a form session changes the order (its form_url)
+                # after them.
+                event = (
+                    event_write(
+                        *event_prepare(candidate, EventType.ORDER_CREATED, actor=actor),
+                        queue=False,
+                        ride=True,
+                    )
+                    if form_session is None
+                    else None
                 )
-                if form_session is None
-                else None
-            )
-            # The caps last (then a Sell's reserve): the requisite's load row and a
-            # Buy's trader's balance row (frozen in the same statement) stay locked
-            # only from here to COMMIT, so creations on one requisite, and on one
-            # trader's requisites, queue briefly.
-            room, deposit = requisite_load_take(
-                requisite_id=requisite.pk,
-                amount=chosen,
-                today=utc_day(candidate.created_at),
-                freeze_on_trader=requisite.trader_id if side == Side.BUY else None,
-            )
+                # The caps last (then a Sell's reserve): the requisite's load row and a
+                # Buy's trader's balance row (frozen in the same statement) stay locked
+                # only from here to COMMIT, so creations on one requisite, and on one
+                # trader's requisites, queue briefly.
+                room, deposit = requisite_load_take(
+                    requisite_id=requisite.pk,
+                    amount=chosen,
+                    today=utc_day(candidate.created_at),
+                    freeze_on_trader=requisite.trader_id if side == Side.BUY else None,
+                )
             if not (room and deposit):
                 # No savepoint to roll back (two round trips on every creation for a
                 # rare case): what this candidate wrote is taken back by hand.
@@ -372,6 +378,14 @@ def _untake(order: Order, *, took: bool) -> None:
 
 
 _DELETE_ORDER = f"DELETE FROM {Order._meta.db_table} WHERE id = %s"
+
+
+@functools.lru_cache(maxsize=64)
+def _expiry(ttl: int):
+    """`expires_at` as the INSERT computes it, one expression per TTL: its identity
+    (what core.fast_insert keeps the statement's layout by) is worked out once, not on
+    every creation. Compiling an expression copies it, so sharing it is safe."""
+    return DbNow() + timedelta(seconds=ttl)
 
 
 def _order_complete_creation(

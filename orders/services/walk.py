@@ -1,6 +1,7 @@
 """One slice of the matcher's walk along a method's ring of requisites: the statement
 that reads it and the candidates it gives (see matching._Chunks for the walk itself)."""
 
+import functools
 import uuid
 from decimal import Decimal
 
@@ -50,10 +51,8 @@ def slice_sql(
     only for the rows kept. `deposit_floor` lowers the deposit bar (availability
     counting overdue Buys' frozen money as free).
     """
-    today = load.utc_day()
     key = Requisite._meta.pk
     money = Order._meta.get_field("amount")
-    width = int(width)
 
     def db_uuid(value):
         return key.get_db_prep_value(value, connection)
@@ -61,29 +60,56 @@ def slice_sql(
     def db_money(value):
         return money.get_db_prep_value(value, connection)
 
+    sql = _slice_text(
+        connection.vendor,
+        side,
+        len(amounts),
+        len(methods),
+        tuple(condition for condition, _ in arcs),
+        int(width),
+    )
+    low, high = db_money(min(amounts)), db_money(max(amounts))
+    params = [RequisiteLoad._meta.get_field("day").get_db_prep_value(load.utc_day(), connection)]
+    if side == Side.BUY:
+        params += map(db_money, amounts)
+    params += [high, low]
+    for _condition, values in arcs:
+        for pk in methods:
+            params += [db_uuid(pk), *map(db_uuid, values)]
+    params.append(sandbox)
+    if side == Side.BUY:
+        params.append(low if deposit_floor is None else db_money(deposit_floor))
+    return sql, params
+
+
+@functools.lru_cache(maxsize=256)
+def _slice_text(
+    vendor: str, side: str, amounts: int, methods: int, conditions: tuple, width: int
+) -> str:
+    """The slice's text for its shape (built once: it took longer than the slice's
+    run), its values in the order slice_sql lists them."""
     # Read through subqueries, the values that move the estimates (a method's or a
     # trader kind's figures, a deposit bar) leave a plan made with them no cheaper than
     # the generic plan, which the prepared slice then keeps (core.prepared.opaque).
-    uuid_value, money_value, flag_value = opaque("uuid"), opaque("numeric"), opaque("boolean")
-
-    holds, holds_params = "", []
+    uuid_value, money_value, flag_value = (
+        opaque(sql_type, vendor=vendor) for sql_type in ("uuid", "numeric", "boolean")
+    )
+    holds = ""
     if side == Side.BUY:
-        for k, amount in enumerate(amounts):
+        for k in range(amounts):
             holds += (
                 f", CASE WHEN s.ok THEN (SELECT 1 FROM {ORDERS} o WHERE o.requisite_id = s.id"
                 f" AND o.amount = %s AND o.status = '{OrderStatus.PENDING.value}'"
                 f" AND o.side = '{Side.BUY.value}' LIMIT 1) IS NOT NULL END AS holds_{k}"
             )
-            holds_params.append(db_money(amount))
-    low, high = db_money(min(amounts)), db_money(max(amounts))
-    arc_selects, arc_params = [], []
-    for number, (condition, values) in enumerate(arcs):
+    arc_selects = []
+    for number, condition in enumerate(conditions):
         walks = [
             f"SELECT * FROM (SELECT {_COLUMNS} FROM {REQUISITES} e"
             f" WHERE e.method_id = {uuid_value} AND e.is_active"
             f" AND {condition.replace('%s', uuid_value)}"
             f" ORDER BY e.id LIMIT {width}) m{k}"
-            for k in range(len(methods))
+            for k in range(methods)
         ]
         arc_selects.append(
             f"SELECT w.*, {number} AS arc FROM ({' UNION ALL '.join(walks)}) w"
@@ -91,18 +117,15 @@ def slice_sql(
             else f"SELECT w.*, {number} AS arc FROM"
             f" (SELECT * FROM ({' UNION ALL '.join(walks)}) u ORDER BY u.id LIMIT {width}) w"
         )
-        for pk in methods:
-            arc_params += [db_uuid(pk), *map(db_uuid, values)]
     if side == Side.BUY:
         deposit = (
             f" LEFT JOIN {BALANCES} b ON b.trader_id = t.id"
             f" AND b.kind = '{AccountKind.TRADER.value}' AND b.available >= {money_value}"
         )
-        deposit_params = [low if deposit_floor is None else db_money(deposit_floor)]
         available, covered = "b.available", " AND b.id IS NOT NULL"
     else:
-        deposit, deposit_params, available, covered = "", [], "NULL", ""
-    sql = f"""
+        deposit, available, covered = "", "NULL", ""
+    return f"""
         SELECT s.*, l.requisite_id IS NOT NULL AS has_load,
           COALESCE(l.pending, 0) AS pending,
           CASE WHEN l.day = %s THEN l.turnover ELSE 0 END AS turnover
@@ -124,8 +147,6 @@ def slice_sql(
         WHERE s.ok OR s.place = s.walked
         ORDER BY s.arc, s.id
     """
-    day = RequisiteLoad._meta.get_field("day").get_db_prep_value(today, connection)
-    return sql, [day, *holds_params, high, low, *arc_params, sandbox, *deposit_params]
 
 
 def read_slice(
