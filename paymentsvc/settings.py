@@ -341,6 +341,8 @@ CSRF_FAILURE_VIEW = "forms_ui.views.csrf_failure"
 # Admin messages carry keys and secrets that are shown once: keep them on the server
 # (the session) rather than in a signed but readable cookie.
 MESSAGE_STORAGE = "django.contrib.messages.storage.session.SessionStorage"
+# Django's database sessions, a changed session saved in one UPDATE (core/sessions.py).
+SESSION_ENGINE = "core.sessions"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"

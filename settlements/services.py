@@ -15,6 +15,7 @@ from core.errors import Conflict, Forbidden, InvalidRequest
 from core.fast_insert import insert_row, update_row
 from core.formats import iso_utc, parse_uuid
 from core.money import money_str
+from core.riding import riding
 from finance.models import Terminal, TransactionType
 from finance.services import balance_credit, balance_post, balance_reserve, balance_void
 from orders.models import Trader
@@ -132,19 +133,21 @@ def settlement_enter(
         )
         if kind in WITHDRAWALS:
             _freeze(settlement)
-        insert_row(settlement)
-        audit_record(
-            actor_kind=ActorKind.OPERATOR,
-            actor_id=operator.get_username(),
-            action="settlement.enter",
-            obj=settlement,
-            changes={
-                "kind": kind,
-                "amount": amount,
-                "account": str(account),
-                "sandbox": sandbox,
-            },
-        )
+        with riding():  # the row and its entry in one statement (core.riding)
+            insert_row(settlement, ride=True)
+            audit_record(
+                actor_kind=ActorKind.OPERATOR,
+                actor_id=operator.get_username(),
+                action="settlement.enter",
+                obj=settlement,
+                changes={
+                    "kind": kind,
+                    "amount": amount,
+                    "account": str(account),
+                    "sandbox": sandbox,
+                },
+                ride=True,
+            )
     return settlement
 
 
@@ -166,14 +169,16 @@ def withdrawal_request(
             entered_by_merchant=True,
         )
         _freeze(settlement)
-        insert_row(settlement)
-        audit_record(
-            actor_kind=ActorKind.MERCHANT,
-            actor_id=terminal.pk,
-            action="withdrawal.request",
-            obj=settlement,
-            changes={"amount": amount},
-        )
+        with riding():  # the row and its entry in one statement (core.riding)
+            insert_row(settlement, ride=True)
+            audit_record(
+                actor_kind=ActorKind.MERCHANT,
+                actor_id=terminal.pk,
+                action="withdrawal.request",
+                obj=settlement,
+                changes={"amount": amount},
+                ride=True,
+            )
     return settlement
 
 
@@ -217,16 +222,20 @@ def settlement_decide(*, settlement_id, approve: bool, operator) -> Settlement:
             settlement.status = SettlementStatus.REJECTED
         settlement.decided_by = operator
         settlement.decided_at = timezone.now()
-        update_row(settlement, ["status", "transaction", "decided_by", "decided_at"])
-        audit_record(
-            actor_kind=ActorKind.OPERATOR,
-            actor_id=actor,
-            action="settlement.approve" if approve else "settlement.reject",
-            obj=settlement,
-            changes={"status": [SettlementStatus.AWAITING_APPROVAL, settlement.status]},
-        )
-        if settlement.kind == SettlementKind.MERCHANT_WITHDRAWAL:
-            _event(settlement, actor=f"operator:{actor}")
+        # Its new state and its entry ride with the withdrawal's event, or go together
+        # on their own (core.riding).
+        with riding():
+            update_row(settlement, ["status", "transaction", "decided_by", "decided_at"], ride=True)
+            audit_record(
+                actor_kind=ActorKind.OPERATOR,
+                actor_id=actor,
+                action="settlement.approve" if approve else "settlement.reject",
+                obj=settlement,
+                changes={"status": [SettlementStatus.AWAITING_APPROVAL, settlement.status]},
+                ride=True,
+            )
+            if settlement.kind == SettlementKind.MERCHANT_WITHDRAWAL:
+                _event(settlement, actor=f"operator:{actor}")
     return settlement
 
 
