@@ -155,6 +155,9 @@ else:
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     # The same Redis, one client per pool and a request's counters in one trip.
     CACHES["default"]["BACKEND"] = "core.cache.RedisCache"
+# Processes that share a cache's server but not its keys (the test suite's parallel
+# workers, each with its own database) start every key with their own prefix.
+CACHES["default"]["KEY_PREFIX"] = env.str("CACHE_KEY_PREFIX", default="")
 
 # --- Auth, i18n -----------------------------------------------------------------------
 _VALIDATION = "django.contrib.auth.password_validation"

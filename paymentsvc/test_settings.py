@@ -16,6 +16,11 @@ os.environ.setdefault("API_RATE_LIMIT", "1000000/min")
 # Metrics in the test process's own registry; the multiprocess test sets its own dir.
 os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
 os.environ.setdefault("AUTH_FAILURE_RATE_LIMIT", "1000000/min")
+# Parallel workers (pytest-xdist) share the cache's server, each with its own database:
+# each keeps its own keys (a generation another worker moves would void its kept reads),
+# and the servers and workers a test starts inherit the prefix.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("CACHE_KEY_PREFIX", "test-" + os.environ["PYTEST_XDIST_WORKER"])
 os.environ.setdefault(
     "VAR_DIR", os.path.join(os.path.dirname(os.path.dirname(__file__)), "var", "test")
 )
