@@ -235,7 +235,6 @@ class Candidate:
         "arc",
         "available",
         "ok",
-        "place",
         "walked",
         "has_load",
         "pending",
@@ -247,7 +246,7 @@ class Candidate:
     def __init__(self, values: tuple, methods: dict, amounts: list[Decimal]):
         (pk, method_id, trader_id, self.holder_name, self.account, daily_limit) = values[:6]
         self.max_pending, low, high, self.arc, available = values[6:11]
-        ok, self.place, self.walked, self.has_load, self.pending, turnover = values[11:17]
+        ok, _place, self.walked, self.has_load, self.pending, turnover = values[11:17]
         self.ok = bool(ok)
         self.pk, self.method_id, self.trader_id = _uuid(pk), _uuid(method_id), _uuid(trader_id)
         self.daily_limit, self.turnover = _money(daily_limit), _money(turnover)

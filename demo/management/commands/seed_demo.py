@@ -27,7 +27,6 @@ from finance.models import (
     TerminalMethod,
 )
 from finance.services import (
-    account_ensure,
     api_key_issue,
     api_key_revoke,
     balance_credit,
@@ -239,11 +238,6 @@ class Command(BaseCommand):
                 )
             self._operator()
             seed_books(methods)
-            # The platform's accounts (live and sandbox) before any order closes: made on
-            # a first close instead, two closes running at once could lock the new row
-            # after a merchant's, against the lock order (finance.movements_together).
-            account_ensure(platform=False)
-            account_ensure(platform=True)
             seed_trader_users()
             seed_devices()  # last: binds the requisites made above
         self.stdout.write(self.style.SUCCESS("Demo data loaded"))
