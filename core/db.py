@@ -42,11 +42,17 @@ class DbNow(Now):
         return self.as_sql(compiler, connection, template=template, **extra_context)
 
 
-def db_now_sql() -> str:
-    """DbNow() as SQL to write into a statement of one's own (sent with parameters)."""
-    if connection.vendor == "postgresql":
+def db_now_sql(vendor: str | None = None) -> str:
+    """DbNow() as SQL to write into a statement of one's own (sent with parameters).
+    `vendor`: the database's, when the caller builds text for another connection."""
+    if (vendor or connection.vendor) == "postgresql":
         return "STATEMENT_TIMESTAMP()"
     return _SQLITE_NOW.replace("%", "%%")
+
+
+def parse_clock(text: str) -> datetime:
+    """The database's clock as SQLite gives it (db_now_sql's text), as a datetime."""
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
 def db_now() -> datetime:
@@ -57,4 +63,4 @@ def db_now() -> datetime:
             cursor.execute("SELECT STATEMENT_TIMESTAMP()")
             return cursor.fetchone()[0]
         cursor.execute(f"SELECT {_SQLITE_NOW}")
-        return datetime.fromisoformat(cursor.fetchone()[0]).replace(tzinfo=UTC)
+        return parse_clock(cursor.fetchone()[0])

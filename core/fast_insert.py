@@ -173,62 +173,84 @@ def insert_unless_held(obj, held_by: str) -> bool:
     model's unique constraint named `held_by` (a partial one too) already holds such a
     row: then nothing is written and the answer is False. Any other error raises as
     save()'s would. The transaction stays usable either way, so the caller needs no
-    savepoint to try another row.
+    savepoint to try another row."""
+    held = HeldInsert(obj, held_by)
+    with prepared_cursor(held.db) as cursor:
+        cursor.execute(held.sql, held.params)
+        row = cursor.fetchone()
+    if row is None:
+        return False
+    held.written(row)
+    return True
+
+
+class HeldInsert:
+    """insert_unless_held's statement for `obj`, to send in a statement of one's own
+    (a WITH): `sql` and `params`; `columns`, what its RETURNING gives,
+    and `written(row)` with them once it is written (the values read back onto the
+    object, post_save sent). pre_save is sent when it is made.
 
     The statement is compiled once for each shape of row (which fields carry an
     expression, and which): later rows of that shape reuse its text and compute only
     their plain values' parameters, as the compiler does for each field."""
-    model, meta, db = type(obj), type(obj)._meta, current()
-    using = db.alias
-    pre_save.send(sender=model, instance=obj, raw=False, using=using, update_fields=None)
-    fields = [f for f in meta.local_concrete_fields if not f.generated]
-    values = [f.pre_save(obj, True) for f in fields]
-    shape = _shape(values)
-    key = (model, held_by, db.vendor, shape)
-    known = _HELD.get(key) if shape is not None else None
-    if known is not None:
-        sql, layout, returning = known
-        params = []
-        for field, value, fixed in zip(fields, values, layout, strict=True):
-            if fixed is None:
-                params.append(field.get_db_prep_save(value, db))
-            else:
-                params.extend(fixed)
-        compiler = None
-    else:
+
+    __slots__ = ("obj", "db", "sql", "params", "fields", "compiler")
+
+    def __init__(self, obj, held_by: str):
+        model, meta, db = type(obj), type(obj)._meta, current()
+        self.obj, self.db = obj, db
+        pre_save.send(sender=model, instance=obj, raw=False, using=db.alias, update_fields=None)
+        fields = [f for f in meta.local_concrete_fields if not f.generated]
+        values = [f.pre_save(obj, True) for f in fields]
+        shape = _shape(values)
+        key = (model, held_by, db.vendor, shape)
+        known = _HELD.get(key) if shape is not None else None
+        if known is not None:
+            self.sql, layout, self.fields = known
+            self.params = params = []
+            for field, value, fixed in zip(fields, values, layout, strict=True):
+                if fixed is None:
+                    params.append(field.get_db_prep_save(value, db))
+                else:
+                    params.extend(fixed)
+            self.compiler = None
+            return
         query = InsertQuery(model)
         query.insert_values(fields, [obj])
-        compiler = query.get_compiler(using=using)
-        returning = meta.db_returning_fields
+        self.compiler = compiler = query.get_compiler(using=db.alias)
+        self.fields = returning = meta.db_returning_fields
         compiler.returning_fields = returning
         [(sql, params)] = compiler.as_sql()
         head, returns, tail = sql.rpartition(" RETURNING ")
         if not returns:
             raise NotImplementedError(f"{db.vendor} does not return inserted columns")
-        sql = f"{head} ON CONFLICT {_conflict_target(db, model, held_by)} DO NOTHING{returns}{tail}"
+        self.sql = (
+            f"{head} ON CONFLICT {_conflict_target(db, model, held_by)} DO NOTHING{returns}{tail}"
+        )
+        self.params = params
         # the values as_sql used (its own pre_save: an auto_now field's time is its)
         layout = _layout(compiler, fields, [getattr(obj, f.attname) for f in fields], params)
         if shape is not None and layout is not None:
-            _HELD[key] = (sql, layout, returning)
-    with prepared_cursor(db) as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    if row is None:
-        return False
-    if compiler is None:
-        query = InsertQuery(model)
-        compiler = query.get_compiler(using=using)
-    converters = compiler.get_converters([f.get_col(meta.db_table) for f in returning])
-    if converters:
-        [row] = compiler.apply_converters([row], converters)
-    for field, value in zip(returning, row, strict=True):
-        setattr(obj, field.attname, value)
-    obj._state.adding = False
-    obj._state.db = using
-    post_save.send(
-        sender=model, instance=obj, created=True, update_fields=None, raw=False, using=using
-    )
-    return True
+            _HELD[key] = (self.sql, layout, returning)
+
+    @property
+    def columns(self) -> list[str]:
+        """The columns its RETURNING gives, quoted, in order."""
+        return [self.db.ops.quote_name(f.column) for f in self.fields]
+
+    def written(self, row) -> None:
+        obj, meta, using = self.obj, self.obj._meta, self.db.alias
+        compiler = self.compiler or InsertQuery(type(obj)).get_compiler(using=using)
+        converters = compiler.get_converters([f.get_col(meta.db_table) for f in self.fields])
+        if converters:
+            [row] = compiler.apply_converters([row], converters)
+        for field, value in zip(self.fields, row, strict=True):
+            setattr(obj, field.attname, value)
+        obj._state.adding = False
+        obj._state.db = using
+        post_save.send(
+            sender=type(obj), instance=obj, created=True, update_fields=None, raw=False, using=using
+        )
 
 
 _HELD: dict = {}

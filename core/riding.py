@@ -11,6 +11,12 @@ What still waits at the block's end is sent then, in one statement. Only writes 
 nothing reads back (or refers to) before they are sent may ride: their keys, counts and
 post_save come when they are written. Where data-modifying WITHs are not (SQLite),
 nothing waits: each write is sent at once.
+
+In a gated block (`riding(gated=True)`) the waiting writes belong to the carrier's
+outcome: a carrier sent with `gate` (the name of one of its own WITHs) writes them only
+if that WITH returned a row, as INSERT ... SELECT ... WHERE EXISTS at its `/*riders*/`
+mark (PostgreSQL); elsewhere they wait on every database until the carrier's own
+statements `release` them, written or dropped.
 """
 
 import threading
@@ -20,8 +26,10 @@ from dataclasses import dataclass
 
 from .prepared import current, prepared_cursor
 
-# Inside `riding()` on PostgreSQL: the writes waiting for the next one.
+# Inside `riding()` on PostgreSQL (a gated one anywhere): the writes waiting for the
+# next one.
 _WAITING = threading.local()
+RIDERS_MARK = "/*riders*/"
 
 
 @dataclass
@@ -38,9 +46,11 @@ class Rider:
 
 
 @contextmanager
-def riding():
+def riding(*, gated: bool = False):
     """The block in which writes may ride (see the module)."""
-    if getattr(_WAITING, "riders", None) is not None or current().vendor != "postgresql":
+    if getattr(_WAITING, "riders", None) is not None or not (
+        gated or current().vendor == "postgresql"
+    ):
         yield
         return
     _WAITING.riders = []
@@ -60,37 +70,80 @@ def wait(rider: Rider) -> bool:
     return True
 
 
-def send(db, sql: str, values: list, *, returns: bool | int) -> tuple[tuple, int]:
+def send(
+    db, sql: str, values: list, *, returns: bool | int, gate: str | None = None
+) -> tuple[tuple, int]:
     """Run `sql` with the writes waiting before it, each as a WITH: (its own returned
     values, the rows it changed). `returns`: how many values its RETURNING (or, for a
     statement that is a SELECT, its select list) gives, True for one. A statement that
-    begins with WITH of its own gets the riders' WITHs before its own."""
+    begins with WITH of its own gets the riders' WITHs before its own.
+
+    With `gate` (PostgreSQL; `sql` a WITH of its own with that name among its WITHs,
+    its `/*riders*/` mark after them, its `values` in text order): the riders go at
+    the mark, each written only if the gate's WITH returned a row."""
     waiting = getattr(_WAITING, "riders", None)
     if waiting:
         _WAITING.riders = []
-    return _send(db, waiting or [], sql, values, returns)
+    return _send(db, waiting or [], sql, values, returns, gate)
 
 
 def send_waiting() -> None:
     """What waits, sent now on its own (before a write that cannot carry it)."""
     waiting = getattr(_WAITING, "riders", None)
-    if waiting:
+    if not waiting:
+        return
+    _WAITING.riders = []
+    db = current()
+    if db.vendor != "postgresql":  # a gated block's writes, one by one
+        release(True, waiting)
+        return
+    last = waiting[-1]
+    own, _count = _send(db, waiting[:-1], last.sql, last.values, bool(last.returns))
+    last.written(own[0] if own else None)
+
+
+def release(held: bool, waiting: list[Rider] | None = None) -> None:
+    """In a gated block, where the carrier cannot hold its riders (SQLite): what waits,
+    written now each on its own if the carrier's gate `held`, or dropped."""
+    if waiting is None:
+        waiting = getattr(_WAITING, "riders", None) or []
         _WAITING.riders = []
-        last = waiting[-1]
-        own, _count = _send(current(), waiting[:-1], last.sql, last.values, bool(last.returns))
-        last.written(own[0] if own else None)
+    for rider in waiting if held else ():
+        own, _count = _send(current(), [], rider.sql, rider.values, bool(rider.returns))
+        rider.written(own[0] if own else None)
 
 
-def _send(db, riders: list[Rider], sql: str, values: list, returns: int) -> tuple[tuple, int]:
+def _gated(sql: str, gate: str) -> str:
+    """A single row's INSERT ... VALUES (...) [RETURNING ...] as INSERT ... SELECT ...
+    that writes it only if `gate` returned a row."""
+    head, values, rest = sql.partition(" VALUES (")
+    row, _close, returning = rest.rpartition(")")
+    if not (head.startswith("INSERT ") and values and "(" not in row):
+        raise ValueError("only a one-row INSERT waits on a gate")
+    return f"{head} SELECT {row} WHERE EXISTS (SELECT 1 FROM {gate}){returning}"
+
+
+def _send(
+    db, riders: list[Rider], sql: str, values: list, returns: int, gate: str | None = None
+) -> tuple[tuple, int]:
     parts, params, tail = [], [], []
+    if gate is not None and riders:  # whether the riders were written
+        tail.append(f"EXISTS (SELECT 1 FROM {gate})")
     for n, rider in enumerate(riders):
-        parts.append(f"r{n} AS ({rider.sql})")
+        parts.append(f"r{n} AS ({rider.sql if gate is None else _gated(rider.sql, gate)})")
         params.extend(rider.values)
         if rider.returns:
             tail.append(rider.returns.format(name=f"r{n}"))
     if tail:
         sql += (", " if returns else " RETURNING ") + ", ".join(tail)
-    if parts:
+    if gate is not None:
+        own_with, mark, main = sql.partition(RIDERS_MARK)
+        if not mark:
+            raise ValueError(f"a gated statement marks where its riders go: {RIDERS_MARK}")
+        sql = own_with + "".join(f", {part}" for part in parts) + main
+        values = [*values[: own_with.count("%s")], *params, *values[own_with.count("%s") :]]
+        params = []
+    elif parts:
         own_with = sql.lstrip()
         if own_with[:5].upper() == "WITH ":
             sql = f"WITH {', '.join(parts)}, {own_with[5:]}"
@@ -101,6 +154,8 @@ def _send(db, riders: list[Rider], sql: str, values: list, returns: int) -> tupl
         count = cursor.rowcount
         row = (cursor.fetchone() if returns or tail else None) or ()
     own, theirs = row[: int(returns)], iter(row[int(returns) :])
+    if gate is not None and riders and not next(theirs):
+        return own, count  # the gate held nothing: they were not written
     for rider in riders:
         rider.written(next(theirs, None) if rider.returns else None)
     return own, count

@@ -77,19 +77,22 @@ def event_write(
 ) -> WebhookEvent:
     """Write an event `event_build` made, with a delivery to each target, in the
     caller's transaction; the deliveries are queued on commit (with `queue` off, once
-    the caller calls `event_queue`, or never if it calls `event_unwrite`). With `ride`
-    (inside core.riding's `riding()`), an event without deliveries waits to be written
+    the caller calls `event_queue`). With `ride`
+    (inside core.riding's `riding()`), the event and its deliveries wait to be written
     in the statement of the caller's next write."""
-    insert_row(event, ride=ride and not targets)
-    deliveries = WebhookDelivery.objects.bulk_create(
-        [
-            WebhookDelivery(
-                event=event, terminal=event.terminal, url=url, next_attempt_at=event.created_at
-            )
-            for url in targets
-        ]
-    )
-    event.delivery_ids = [d.pk for d in deliveries]
+    insert_row(event, ride=ride)
+    deliveries = [
+        WebhookDelivery(
+            event=event, terminal=event.terminal, url=url, next_attempt_at=event.created_at
+        )
+        for url in targets
+    ]
+    if ride:
+        for delivery in deliveries:
+            insert_row(delivery, ride=True)  # numbered when it is written
+    elif deliveries:
+        WebhookDelivery.objects.bulk_create(deliveries)
+    event.written_deliveries = deliveries
     if queue:
         event_queue(event)
     return event
@@ -98,16 +101,9 @@ def event_write(
 def event_queue(event: WebhookEvent) -> None:
     """Queue the deliveries of an event written with `queue` off, when the caller's
     transaction commits."""
-    ids = event.delivery_ids
-    if ids:
-        transaction.on_commit(lambda: enqueue_deliveries(ids), robust=True)
-
-
-def event_unwrite(event: WebhookEvent) -> None:
-    """Take back an event written with `queue` off in this same transaction (nobody
-    has seen it: its deliveries were never queued)."""
-    WebhookDelivery.objects.filter(event_id=event.pk).delete()
-    WebhookEvent.objects.filter(pk=event.pk).delete()
+    deliveries = event.written_deliveries
+    if deliveries:
+        transaction.on_commit(lambda: enqueue_deliveries([d.pk for d in deliveries]), robust=True)
 
 
 def delivery_resend(*, delivery: WebhookDelivery) -> WebhookDelivery:

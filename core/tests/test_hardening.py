@@ -147,16 +147,17 @@ def test_database_lost_mid_request_is_a_clear_503_and_writes_nothing(transaction
     world = World.build()
     lost = {"after": None}
 
-    def lose_after_the_orders_first_write(execute, sql, params, many, context):
-        # Once the order's row is written, the database is gone for everything after.
+    def lose_at_the_orders_write(execute, sql, params, many, context):
+        # The order's row is written, and the database is gone before its answer comes
+        # back, and for everything after.
         if lost["after"] is not None:
             raise OperationalError("server closed the connection unexpectedly")
-        result = execute(sql, params, many, context)
-        if sql.lstrip().upper().startswith("INSERT") and Order._meta.db_table in sql:
+        execute(sql, params, many, context)
+        if f'INSERT INTO "{Order._meta.db_table}"' in sql:
             lost["after"] = sql
-        return result
+            raise OperationalError("server closed the connection unexpectedly")
 
-    with connection.execute_wrapper(lose_after_the_orders_first_write):
+    with connection.execute_wrapper(lose_at_the_orders_write):
         response = world.shop.post("/api/v1/order/", world.buy_body())
     # The setup did what it says: the order's INSERT ran before the loss.
     assert lost["after"] is not None

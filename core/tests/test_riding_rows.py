@@ -137,3 +137,69 @@ def test_an_update_rides_and_a_key_no_row_has_still_raises():
         update_row(ghost, ["actor"], ride=True)
         insert_row(entry(2))
     assert not AuditEntry.objects.filter(actor_id="t-2").exists()
+
+
+def gate_statement(held: bool) -> tuple[str, list]:
+    """A carrier whose gate `g` returns a row only when `held`."""
+    if POSTGRES:
+        return "WITH g AS (SELECT 1 AS one WHERE %s) /*riders*/ SELECT (SELECT count(*) FROM g)", [
+            held
+        ]
+    return "SELECT %s", [int(held)]
+
+
+@pytest.mark.parametrize("held", [True, False])
+def test_gated_riders_are_written_only_when_the_carriers_gate_holds(held):
+    """In a gated block the waiting rows belong to the carrier's outcome: written in
+    its statement (PostgreSQL) or released after it (SQLite) when its gate returned a
+    row, with their keys and post_save; otherwise not written, and nothing heard."""
+    from core.prepared import current
+    from core.riding import release, send
+    from webhooks.models import WebhookEvent
+
+    numbered, preset = entry(7), event("msg_" + ("h" if held else "n") * 32)
+    heard = []
+
+    def hear(sender, instance, created, **kwargs):
+        heard.append(instance.actor_id)
+
+    sql, values = gate_statement(held)
+    post_save.connect(hear, sender=AuditEntry, weak=False)
+    try:
+        with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+            with riding(gated=True):
+                insert_row(numbered, ride=True)
+                insert_row(preset, ride=True)
+                assert numbered.pk is None and not heard  # waiting, on every database
+                if POSTGRES:
+                    (count,), _rows = send(current(), sql, values, returns=True, gate="g")
+                else:
+                    with connection.cursor() as cursor:
+                        cursor.execute(sql, values)
+                        (count,) = cursor.fetchone()
+                    release(bool(count))
+    finally:
+        post_save.disconnect(hear, sender=AuditEntry)
+    assert count == int(held)
+    written = [q for q in captured.captured_queries if "INSERT" in q["sql"]]
+    assert len(written) == (int(POSTGRES) if POSTGRES else 2 * int(held))
+    assert WebhookEvent.objects.filter(pk=preset.pk).exists() is held
+    assert AuditEntry.objects.filter(actor_id="t-7").exists() is held
+    assert (numbered.pk is not None) is held
+    assert heard == (["t-7"] if held else [])
+
+
+@pytest.mark.skipif(not POSTGRES, reason="riders wait in a statement on PostgreSQL only")
+def test_only_a_one_row_insert_waits_on_a_gate():
+    from core.fast_insert import update_row
+    from core.prepared import current
+    from core.riding import send
+
+    changed = event("msg_" + "u" * 32)
+    insert_row(changed)
+    changed.actor = "operator"
+    sql, values = gate_statement(True)
+    with pytest.raises(ValueError, match="one-row INSERT"), transaction.atomic():
+        with riding(gated=True):
+            update_row(changed, ["actor"], ride=True)
+            send(current(), sql, values, returns=True, gate="g")

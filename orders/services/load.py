@@ -19,6 +19,7 @@ order's `created_at`), whatever a web host's clock says. Rounded to cents in SQL
 that SQLite, which keeps decimals as floating point, compares exactly.
 """
 
+import functools
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import Decimal
 
@@ -27,8 +28,9 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from core.db import db_now
+from core.fast_insert import HeldInsert
 from core.prepared import current, prepared_cursor
-from core.riding import send
+from core.riding import RIDERS_MARK, release, send
 from finance.models import AccountKind, Balance
 
 from ..models import Order, OrderStatus, Requisite, RequisiteLoad
@@ -74,45 +76,70 @@ _FREEZE = f"""
     UPDATE {BALANCES} SET available = available - %s, frozen = frozen + %s
     WHERE kind = '{AccountKind.TRADER.value}' AND trader_id = %s AND available >= %s
 """
-# The balance's update reads the load row's result first, so every creation locks the
-# load row before the trader's balance (the order closes follow too), and a requisite
-# without room leaves the balance alone.
-_TAKE_AND_FREEZE = f"""
-    WITH l AS ({_TAKE} RETURNING 1),
-    b AS ({_FREEZE} AND EXISTS (SELECT 1 FROM l) RETURNING 1)
-    SELECT (SELECT COUNT(*) FROM l), (SELECT COUNT(*) FROM b)
-"""
 
 
 def requisite_load_take(
-    *, requisite_id, amount: Decimal, today: date, freeze_on_trader=None
-) -> tuple[bool, bool]:
-    """Count one more Pending order of `amount` on the requisite if its caps allow
-    and, with `freeze_on_trader` (a Buy), freeze `amount` on that trader's balance if
-    its available covers it. Returns (room, deposit): room is False when
-    `max_pending` or `daily_limit` would be passed, deposit False when the trader's
-    available falls short (always True without a trader). Anything short of (True,
-    True) may have changed the load row (room but no deposit): the caller gives the slot
-    back with `requisite_load_untake`. Call it in the transaction that inserts the
-    order."""
+    *, insert: HeldInsert, requisite_id, amount: Decimal, today: date, freeze_on_trader=None
+) -> tuple[bool, bool, bool]:
+    """Write the order (`insert`, skipped when its slot is held) and, only if it was
+    written, count one more Pending order of `amount` on the requisite if its caps
+    allow and, with `freeze_on_trader` (a Buy), freeze `amount` on that trader's
+    balance if its available covers it. Returns (written, room, deposit): room is
+    False when `max_pending` or `daily_limit` would be passed, deposit False when the
+    trader's available falls short (always True without a trader). The writes waiting
+    in a gated riding block (core.riding) are written only with all three.
+
+    Anything short of all three after the order was written leaves it, and maybe the
+    load row's slot (room but no deposit), for the caller to take back
+    (`requisite_load_untake`). On PostgreSQL it is one statement: the INSERT, the load
+    row's update and the freeze each read the one before, so the order's slot is taken
+    before the load row is locked, and the load row before the trader's balance (the
+    order closes lock them in that order too)."""
     day, money, key = _day(today), _money(amount), _key(requisite_id)
     take = [day, money, day, key, day, money, key, key]
+    freeze = None if freeze_on_trader is None else [money, money, _key(freeze_on_trader), money]
     db = current()
-    # Writes riding (core.riding) go in the take's statement: prepared once per
-    # connection (PostgreSQL), as each of its shapes is.
-    if freeze_on_trader is None:
-        _own, count = send(db, _TAKE, take, returns=False)
-        return count == 1, True
-    freeze = [money, money, _key(freeze_on_trader), money]
     if db.vendor == "postgresql":
-        (room, deposit), _count = send(db, _TAKE_AND_FREEZE, take + freeze, returns=2)
-        return room == 1, deposit == 1
+        sql = _take_text(insert.sql, tuple(insert.columns), freeze is not None)
+        values = [*insert.params, *take, *(freeze or ())]
+        own, _count = send(
+            db, sql, values, returns=3 + len(insert.columns), gate="b" if freeze else "l"
+        )
+        written, room, deposit = (own[0] == 1, own[1] == 1, own[2] == 1)
+        if written:
+            insert.written(own[3:])
+        return written, room, deposit
     with prepared_cursor(db) as cursor:
-        cursor.execute(_TAKE, take)
-        if cursor.rowcount != 1:
-            return False, True
-        cursor.execute(_FREEZE, freeze)
-        return True, cursor.rowcount == 1
+        cursor.execute(insert.sql, insert.params)
+        row = cursor.fetchone()
+        room = deposit = False
+        if row is not None:
+            insert.written(row)
+            cursor.execute(_TAKE, take)
+            room = cursor.rowcount == 1
+            deposit = True
+            if room and freeze is not None:
+                cursor.execute(_FREEZE, freeze)
+                deposit = cursor.rowcount == 1
+    release(room and deposit)
+    return row is not None, room, deposit
+
+
+@functools.lru_cache(maxsize=16)
+def _take_text(insert: str, columns: tuple, freeze: bool) -> str:
+    """The order's INSERT, the take and (a Buy) the freeze as one statement, each
+    written only if the one before wrote its row; then what each wrote, and the
+    order's values the INSERT returned."""
+    parts = [f"o AS ({insert})", f"l AS ({_TAKE} AND EXISTS (SELECT 1 FROM o) RETURNING 1)"]
+    if freeze:
+        parts.append(f"b AS ({_FREEZE} AND EXISTS (SELECT 1 FROM l) RETURNING 1)")
+    reads = [
+        "(SELECT count(*) FROM o)",
+        "(SELECT count(*) FROM l)",
+        "(SELECT count(*) FROM b)" if freeze else "1",
+        *(f"(SELECT {column} FROM o)" for column in columns),
+    ]
+    return f"WITH {', '.join(parts)} {RIDERS_MARK} SELECT {', '.join(reads)}"
 
 
 _UNTAKE = f"""

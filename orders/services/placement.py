@@ -13,17 +13,17 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from core import metrics
-from core.db import DbNow, advisory_xact_lock
+from core.db import advisory_xact_lock
 from core.error_codes import ErrorCode, message_for
 from core.errors import Conflict, InvalidRequest, NoAvailableTraders
-from core.fast_insert import insert_unless_held
+from core.fast_insert import HeldInsert
 from core.money import fee_for, quantize_money
 from core.riding import riding
 from finance.accounts import account_is_blacklisted, normalize_account
 from finance.models import Balance, FeeRange, PaymentMethod, Side, Terminal
 from finance.services import balance_covers_check, balance_reserve, method_deeplink
 from webhooks.models import EventType
-from webhooks.services import event_queue, event_unwrite, event_write
+from webhooks.services import event_queue, event_write
 
 from ..models import Order
 from . import matching
@@ -296,19 +296,18 @@ def _order_place(
                 livemode=livemode,
                 sandbox_action=sandbox_action_for(terminal=terminal, amount=amount),
                 event_sequence=1,  # order.created, recorded below
-                # created_at and expires_at by the database's clock, returned by the INSERT
-                expires_at=_expiry(ttl),
+                # by the database's clock, as the slice read it
+                created_at=requisite.clock,
+                expires_at=requisite.clock + _ttl(ttl),
             )
-            # The INSERT computes created_at and expires_at (DbNow) and returns them; a
-            # concurrent order holding this (requisite, amount) leaves it unwritten.
-            if not insert_unless_held(candidate, held_by=matching.SLOT_CONSTRAINT):
-                continue  # try the next candidate
-            candidate.db_clock = candidate.created_at  # the database's now
-            with riding():
-                # The order.created event, rendered now and written in the caps'
-                # statement (core.riding), queued once they hold (taken back when they
-                # do not); unless a form session changes the order (its form_url)
-                # after them.
+            candidate.db_clock = requisite.clock  # the database's now, for its status
+            # Its INSERT (made now: an auto_now field is stamped, as the event shows it).
+            insert = HeldInsert(candidate, held_by=matching.SLOT_CONSTRAINT)
+            with riding(gated=True):
+                # The order.created event with its deliveries, rendered now and written
+                # with the order only if the caps hold (core.riding), queued then;
+                # unless a form session changes the order (its form_url) once it is
+                # written.
                 event = (
                     event_write(
                         *event_prepare(candidate, EventType.ORDER_CREATED, actor=actor),
@@ -318,21 +317,24 @@ def _order_place(
                     if form_session is None
                     else None
                 )
-                # The caps last (then a Sell's reserve): the requisite's load row and a
-                # Buy's trader's balance row (frozen in the same statement) stay locked
-                # only from here to COMMIT, so creations on one requisite, and on one
-                # trader's requisites, queue briefly.
-                room, deposit = requisite_load_take(
+                # The INSERT (nothing written when a concurrent order holds this
+                # (requisite, amount)), then the caps (then a Sell's reserve): the
+                # requisite's load row and a Buy's trader's balance row (frozen in the
+                # same statement) stay locked only from here to COMMIT, so creations on
+                # one requisite, and on one trader's requisites, queue briefly.
+                written, room, deposit = requisite_load_take(
+                    insert=insert,
                     requisite_id=requisite.pk,
                     amount=chosen,
                     today=utc_day(candidate.created_at),
                     freeze_on_trader=requisite.trader_id if side == Side.BUY else None,
                 )
+            if not written:
+                continue  # try the next candidate
             if not (room and deposit):
                 # No savepoint to roll back (two round trips on every creation for a
-                # rare case): what this candidate wrote is taken back by hand.
-                if event is not None:
-                    event_unwrite(event)
+                # rare case): the order row, and the slot when it took one, are taken
+                # back by hand; the event was never written.
                 _untake(candidate, took=room)
                 if room:
                     # The trader's deposit does not cover it: none of its requisites
@@ -343,10 +345,10 @@ def _order_place(
                     # no better.
                     full.add(requisite.pk)
                 continue
-            if event is not None:
-                event_queue(event)
-            else:
+            if event is None:
                 _order_complete_creation(candidate, form_session=form_session, actor=actor)
+            else:
+                event_queue(event)
             if reserve_id is not None:
                 # 402 (and nothing written) if the balance was spent since the check.
                 candidate.reserve = balance_reserve(
@@ -381,11 +383,8 @@ _DELETE_ORDER = f"DELETE FROM {Order._meta.db_table} WHERE id = %s"
 
 
 @functools.lru_cache(maxsize=64)
-def _expiry(ttl: int):
-    """`expires_at` as the INSERT computes it, one expression per TTL: its identity
-    (what core.fast_insert keeps the statement's layout by) is worked out once, not on
-    every creation. Compiling an expression copies it, so sharing it is safe."""
-    return DbNow() + timedelta(seconds=ttl)
+def _ttl(seconds: int) -> timedelta:
+    return timedelta(seconds=seconds)
 
 
 def _order_complete_creation(

@@ -3,10 +3,12 @@ that reads it and the candidates it gives (see matching._Chunks for the walk its
 
 import functools
 import uuid
+from datetime import datetime
 from decimal import Decimal
 
 from django.db import connection
 
+from core.db import db_now_sql, parse_clock
 from core.money import quantize_money
 from core.prepared import opaque, prepared_cursor
 from finance.models import AccountKind, Balance, Side
@@ -128,7 +130,8 @@ def _slice_text(
     return f"""
         SELECT s.*, l.requisite_id IS NOT NULL AS has_load,
           COALESCE(l.pending, 0) AS pending,
-          CASE WHEN l.day = %s THEN l.turnover ELSE 0 END AS turnover
+          CASE WHEN l.day = %s THEN l.turnover ELSE 0 END AS turnover,
+          {db_now_sql(vendor)} AS clock
           {holds}
         FROM (
           SELECT w.*, {available} AS available,
@@ -239,6 +242,7 @@ class Candidate:
         "has_load",
         "pending",
         "turnover",
+        "clock",
         "method",
         "busy",
     )
@@ -246,7 +250,7 @@ class Candidate:
     def __init__(self, values: tuple, methods: dict, amounts: list[Decimal]):
         (pk, method_id, trader_id, self.holder_name, self.account, daily_limit) = values[:6]
         self.max_pending, low, high, self.arc, available = values[6:11]
-        ok, _place, self.walked, self.has_load, self.pending, turnover = values[11:17]
+        ok, _place, self.walked, self.has_load, self.pending, turnover, clock = values[11:18]
         self.ok = bool(ok)
         self.pk, self.method_id, self.trader_id = _uuid(pk), _uuid(method_id), _uuid(trader_id)
         self.daily_limit, self.turnover = _money(daily_limit), _money(turnover)
@@ -254,7 +258,9 @@ class Candidate:
         self.max_amount = None if high is None else _money(high)
         self.available = None if available is None else _money(available)  # a Buy's only
         self.method = methods[self.method_id]  # already loaded
-        self.busy = {amount for amount, held in zip(amounts, values[17:], strict=False) if held}
+        self.busy = {amount for amount, held in zip(amounts, values[18:], strict=False) if held}
+        # the database's clock as the slice read it (SQLite: its text)
+        self.clock = clock if isinstance(clock, datetime) else parse_clock(clock)
 
     def takes(self, amount: Decimal) -> bool:
         """Whether this requisite's own range and (for a Buy) its trader's deposit as
