@@ -103,6 +103,9 @@ FINGERPRINTS = {
         "c3b08b880d604ccb",
     ),
     "psycopg._preparing.PrepareManager.get": ("core/prepared.py", "92bd487924222918"),
+    # core/prepared.py: psycopg keeps the placeholders' conversion of texts within its
+    # two module bounds, which it reads on every run.
+    "psycopg._queries.PostgresQuery.convert": ("core/prepared.py", "6238407fdceabf0b"),
     # core/connection_checks.py: Django's health check flag, reset at each request.
     "django.db.backends.base.base.BaseDatabaseWrapper.close_if_health_check_failed": (
         "core/connection_checks.py",
@@ -439,3 +442,23 @@ def test_a_prepared_cursor_reads_what_djangos_reads_and_is_planned_once():
         ((generic, custom),) = cursor.fetchall()
     assert custom + generic == 8
     assert generic >= 1
+
+
+@pytest.mark.django_db
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="psycopg's conversion")
+def test_a_long_statement_with_many_parameters_is_converted_once():
+    """psycopg keeps the placeholders' conversion of a statement as long, and with as
+    many parameters, as a creation's write (beyond its own bounds of 4,096 characters
+    and 50 parameters), and the statement reads the same."""
+    import psycopg._queries
+
+    count = 120
+    columns = ", ".join(f"%s::int AS c{n}" for n in range(count))
+    sql = f"SELECT {columns} /* {'x' * 5000} */"
+    before = psycopg._queries._query2pg.cache_info()
+    for _ in range(3):
+        with prepared.prepared_cursor() as cursor:
+            cursor.execute(sql, list(range(count)))
+            assert cursor.fetchone() == tuple(range(count))
+    after = psycopg._queries._query2pg.cache_info()
+    assert after.hits - before.hits >= 2
