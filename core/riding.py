@@ -47,10 +47,13 @@ class Rider:
 
 @contextmanager
 def riding(*, gated: bool = False):
-    """The block in which writes may ride (see the module)."""
-    if getattr(_WAITING, "riders", None) is not None or not (
-        gated or current().vendor == "postgresql"
-    ):
+    """The block in which writes may ride (see the module). A block inside another
+    joins it, but a gated one sends what the outer block holds first: its gate decides
+    only its own writes."""
+    outer = getattr(_WAITING, "riders", None)
+    if gated and outer is not None:
+        send_waiting()
+    elif outer is not None or current().vendor != "postgresql" and not gated:
         yield
         return
     _WAITING.riders = []
@@ -58,7 +61,7 @@ def riding(*, gated: bool = False):
         yield
         send_waiting()
     finally:
-        _WAITING.riders = None
+        _WAITING.riders = None if outer is None else []
 
 
 def wait(rider: Rider) -> bool:

@@ -203,3 +203,25 @@ def test_only_a_one_row_insert_waits_on_a_gate():
         with riding(gated=True):
             update_row(changed, ["actor"], ride=True)
             send(current(), sql, values, returns=True, gate="g")
+
+
+def test_a_gated_block_inside_another_leaves_the_outer_blocks_writes_to_it():
+    """What an outer block holds is written whatever the inner gate says: it is sent
+    when the gated block opens; the gated block's own write is dropped with its gate."""
+    from core.prepared import current
+    from core.riding import release, send
+
+    outer, inner = entry(11), entry(12)
+    sql, values = gate_statement(False)
+    with transaction.atomic(), riding():
+        insert_row(outer, ride=True)
+        with riding(gated=True):
+            assert outer.pk is not None  # sent as the gated block opened
+            insert_row(inner, ride=True)
+            if POSTGRES:
+                send(current(), sql, values, returns=True, gate="g")
+            else:
+                release(False)
+        assert inner.pk is None
+    assert AuditEntry.objects.filter(actor_id="t-11").exists()
+    assert not AuditEntry.objects.filter(actor_id="t-12").exists()
