@@ -53,7 +53,7 @@ def riding(*, gated: bool = False):
     outer = getattr(_WAITING, "riders", None)
     if gated and outer is not None:
         send_waiting()
-    elif outer is not None or current().vendor != "postgresql" and not gated:
+    elif outer is not None or (not gated and current().vendor != "postgresql"):
         yield
         return
     _WAITING.riders = []
@@ -144,7 +144,8 @@ def _send(
         if not mark:
             raise ValueError(f"a gated statement marks where its riders go: {RIDERS_MARK}")
         sql = own_with + "".join(f", {part}" for part in parts) + main
-        values = [*values[: own_with.count("%s")], *params, *values[own_with.count("%s") :]]
+        before = own_with.count("%s")  # the carrier's values ahead of the mark
+        values = [*values[:before], *params, *values[before:]]
         params = []
     elif parts:
         own_with = sql.lstrip()

@@ -100,11 +100,10 @@ def requisite_load_take(
     freeze = None if freeze_on_trader is None else [money, money, _key(freeze_on_trader), money]
     db = current()
     if db.vendor == "postgresql":
-        sql = _take_text(insert.sql, tuple(insert.columns), freeze is not None)
+        columns = tuple(insert.columns)
+        sql = _take_text(insert.sql, columns, freeze is not None)
         values = [*insert.params, *take, *(freeze or ())]
-        own, _count = send(
-            db, sql, values, returns=3 + len(insert.columns), gate="b" if freeze else "l"
-        )
+        own, _count = send(db, sql, values, returns=3 + len(columns), gate="b" if freeze else "l")
         written, room, deposit = (own[0] == 1, own[1] == 1, own[2] == 1)
         if written:
             insert.written(own[3:])

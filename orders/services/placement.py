@@ -1,7 +1,6 @@
 """Creating an order: the request's rules, the method and fee range, the anti-fraud
 cap, the blacklist, a Sell's reserve and the matcher's (requisite, amount)."""
 
-import functools
 import uuid
 from collections.abc import Callable
 from contextlib import nullcontext
@@ -298,7 +297,7 @@ def _order_place(
                 event_sequence=1,  # order.created, recorded below
                 # by the database's clock, as the slice read it
                 created_at=requisite.clock,
-                expires_at=requisite.clock + _ttl(ttl),
+                expires_at=requisite.clock + timedelta(seconds=ttl),
             )
             candidate.db_clock = requisite.clock  # the database's now, for its status
             # Its INSERT (made now: an auto_now field is stamped, as the event shows it).
@@ -380,11 +379,6 @@ def _untake(order: Order, *, took: bool) -> None:
 
 
 _DELETE_ORDER = f"DELETE FROM {Order._meta.db_table} WHERE id = %s"
-
-
-@functools.lru_cache(maxsize=64)
-def _ttl(seconds: int) -> timedelta:
-    return timedelta(seconds=seconds)
 
 
 def _order_complete_creation(
