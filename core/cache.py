@@ -9,6 +9,9 @@
   an INCR: it asks first whether the key exists). Several counters are counted in one
   MULTI, so no other count of them comes between: the n-th try is n-th in each.
 - `version_bump`: a version counter raised (or started) in one trip.
+- `clear` removes this cache's own keys (its KEY_PREFIX), where the stock one empties
+  the whole Redis database: the Celery broker's queues when they share it, and the
+  keys of every other process whose prefix differs (each test worker has its own).
 
 `FileCache` is the embedded default's (one machine, no Redis): its counters keep the
 window they were opened with (the stock `incr` rewrites the entry with the default
@@ -22,6 +25,11 @@ import zlib
 
 from django.core.cache.backends import redis as django_redis
 from django.core.cache.backends.filebased import FileBasedCache
+
+
+def _glob_escape(text: str) -> str:
+    """`text` matched as itself in a Redis glob pattern (SCAN MATCH)."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in text)
 
 
 class RedisCacheClient(django_redis.RedisCacheClient):
@@ -42,6 +50,20 @@ class RedisCache(django_redis.RedisCache):
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = RedisCacheClient
+
+    def clear(self) -> None:
+        """UNLINK every key under this cache's prefix (SCAN, a batch at a time), and
+        nothing else in the database."""
+        client = self._cache.get_client(write=True)
+        pattern = _glob_escape(self.key_prefix) + ":*"
+        batch = []
+        for name in client.scan_iter(match=pattern, count=1000):
+            batch.append(name)
+            if len(batch) == 1000:
+                client.unlink(*batch)
+                batch = []
+        if batch:
+            client.unlink(*batch)
 
     def round_trip(self, *, incr: list[str], period: int, get: list[str]) -> tuple:
         """INCR each key of `incr` (counters kept `period` seconds from their first count)

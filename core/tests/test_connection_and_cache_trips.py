@@ -66,3 +66,27 @@ def test_a_version_starts_from_the_given_number_then_counts_up():
     assert cache.version_bump(key, start=5) == 1002  # present: raised alone
     assert cache.get(key) == 1002
     cache.delete(key)
+
+
+@pytest.mark.skipif(
+    not isinstance(caches["default"], RedisCache), reason="needs CACHE_URL=redis://…"
+)
+def test_clearing_the_cache_removes_its_own_keys_and_nothing_else():
+    """Two processes with their own prefixes (two test workers) and a broker on one
+    Redis database: a clear by one of them leaves the others' keys."""
+    options = caches["default"]._cache._pool_options
+    location = caches["default"]._servers[0]
+    mine = RedisCache(location, {"KEY_PREFIX": "clear-test[mine]", "OPTIONS": options})
+    theirs = RedisCache(location, {"KEY_PREFIX": "clear-test-theirs", "OPTIONS": options})
+    raw = mine._cache.get_client(write=True)
+    try:
+        mine.set_many({f"k{i}": i for i in range(1500)})
+        theirs.set("k1", "kept")
+        raw.set("clear-test-broker-queue", "kept")
+        mine.clear()
+        assert mine.get_many([f"k{i}" for i in range(1500)]) == {}
+        assert theirs.get("k1") == "kept"
+        assert raw.get("clear-test-broker-queue") == b"kept"
+    finally:
+        theirs.clear()
+        raw.delete("clear-test-broker-queue")
