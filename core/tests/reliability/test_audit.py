@@ -891,14 +891,17 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
             where an overdue Pending order shows as Expired either way)."""
             from orders.models import Order
 
-            stored = dict(
-                Order.objects.filter(pk__in=list(self.model.orders)).values_list("id", "status")
-            )
+            stored = {
+                str(pk): status
+                for pk, status in Order.objects.filter(pk__in=list(self.model.orders)).values_list(
+                    "id", "status"
+                )
+            }
             apart = [
                 f"{o.id} {o.side} {o.amount} on {o.requisite.trader_key}: "
-                f"{stored.get(uuid.UUID(o.id))}, model {o.status}"
+                f"{stored.get(o.id)}, model {o.status}"
                 for o in self.model.orders.values()
-                if stored.get(uuid.UUID(o.id)) != o.status
+                if stored.get(o.id) != o.status
             ]
             return f"orders apart: {apart or 'none'}"
 
