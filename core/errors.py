@@ -62,6 +62,7 @@ class TooManyRequests(ServiceError):
 
 class NoAvailableTraders(ServiceError):
     code = ErrorCode.NO_AVAILABLE_TRADERS
+    clock = None  # the matcher's: the database's time its walk read the requisites
 
 
 def error_body(message: str, code: str, errors=None) -> dict:

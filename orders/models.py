@@ -212,6 +212,13 @@ class Order(models.Model):
                 name="order_pending_user",
                 condition=Q(status="Pending", user_id__isnull=False),
             ),
+            # What expired lately, by when (matching.expired_since): written once per
+            # order, by its expiry.
+            models.Index(
+                fields=["closed_at"],
+                name="order_expired_closed",
+                condition=Q(status="Expired", closed_at__isnull=False),
+            ),
             models.Index(fields=["trader", "-created_at"], name="order_trader_created"),
             # The operators' dashboard reads a period of every terminal's orders.
             models.Index(fields=["created_at"], name="order_created"),

@@ -15,13 +15,14 @@ is taken.
 import random
 import uuid
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from django.db.models import Q
 
 from finance.models import PaymentMethod, Side
 
-from ..models import Order
+from ..models import Order, OrderStatus
 from .walk import CHUNK, Candidate, read_slice
 
 UNIQUE_AMOUNT_STEPS = 10  # amount .. amount + 9, in whole steps of 1
@@ -81,6 +82,7 @@ class _Chunks:
         self.width = CHUNK
         self.loaded: list[list[Candidate]] = []
         self.exhausted = False
+        self.clock: datetime | None = None  # the database's, as the first slice read it
 
     def __iter__(self) -> Iterator[list["Candidate"]]:
         index = 0
@@ -113,6 +115,7 @@ class _Chunks:
             freed=self.freed,
         )
         if rows:  # the last row is the walk's last, kept or not
+            self.clock = self.clock or rows[0].clock
             self.after = rows[-1].pk
             self.wrapped = self.wrapped or rows[-1].arc == 1
         kept = [row for row in rows if row.ok]
@@ -133,16 +136,20 @@ def candidates(
     sandbox: bool = False,
     write: bool = True,
     freed=None,
+    walks: list | None = None,
 ) -> Iterator[tuple["Candidate", Decimal]]:
     """(requisite, amount) pairs free at this moment, best first.
 
     Amounts closest to what was asked come first. Requisites are visited in random
     chunks, the least busy first within a chunk, so load spreads out and the cost of a
     match does not grow with the number of requisites a method has. `freed`
-    (availability's, a freed.Freed): overdue orders' holds counted as free.
+    (availability's, a freed.Freed): overdue orders' holds counted as free. `walks`:
+    a list the walk is appended to, for its `clock` (see expired_since).
     """
     chunks = _Chunks(methods, side, amounts, sandbox, freed)
     chunks.write = write
+    if walks is not None:
+        walks.append(chunks)
     for amount in amounts:
         for chunk in chunks:
             for requisite in chunk:
@@ -158,14 +165,40 @@ def candidates(
 SLOT_CONSTRAINT = "order_pending_buy_requisite_amount_unique"
 
 
+def _in_the_way(methods: list[PaymentMethod], amounts: list[Decimal]) -> Q:
+    """Orders that may stand in a match's way: Buys holding a candidate amount, and any
+    on a requisite with a Pending cap, on these methods' requisites."""
+    return Q(
+        Q(amount__in=amounts, side=Side.BUY) | Q(requisite__max_pending__isnull=False),
+        requisite__method__in=methods,
+    )
+
+
 def overdue_holders(*, methods: list[PaymentMethod], amounts: list[Decimal]) -> list:
-    """Pending orders past expiry on these methods' requisites that may stand in the
-    way: Buys holding a candidate amount, and any on a requisite with a Pending cap."""
+    """Pending orders past expiry that may stand in the way (_in_the_way)."""
     return list(
         Order.objects.overdue()
-        .filter(
-            Q(amount__in=amounts, side=Side.BUY) | Q(requisite__max_pending__isnull=False),
-            requisite__method__in=methods,
-        )
+        .filter(_in_the_way(methods, amounts))
         .values_list("id", flat=True)[:50]
     )
+
+
+# How long before its COMMIT an expiry may have stamped closed_at: the order's lock
+# statement's clock, then the rest of its transaction (milliseconds, as a rule).
+EXPIRY_SLACK = timedelta(seconds=2)
+
+
+def expired_since(clock: datetime | None, *, methods, amounts: list[Decimal]) -> bool:
+    """Whether an order that may have stood in a match's way, overdue when its walk
+    read the requisites at `clock`, has been expired since by another transaction (the
+    sweep, between the walk and overdue_holders' look, which then finds nothing): its
+    place is free now, as it was due to be then. Read through the partial index of
+    Expired orders by closed_at, a few rows at most."""
+    if clock is None:
+        return False
+    return Order.objects.filter(
+        _in_the_way(methods, amounts),
+        status=OrderStatus.EXPIRED,
+        closed_at__gte=clock - EXPIRY_SLACK,
+        expires_at__lte=clock,
+    ).exists()

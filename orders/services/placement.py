@@ -99,9 +99,14 @@ def _order_place_freeing_overdue(place: dict, *, write: bool) -> Order | OrderAv
     and writes nothing."""
     try:
         return _order_place(**place, write=write)
-    except NoAvailableTraders:
+    except NoAvailableTraders as refusal:
         overdue = matching.overdue_holders(methods=place["methods"], amounts=place["amounts"])
         if not overdue:
+            # None left, though one may have stood in the way: expired meanwhile.
+            if matching.expired_since(
+                refusal.clock, methods=place["methods"], amounts=place["amounts"]
+            ):
+                return _order_place(**place, write=write)
             raise
         if not write:
             return _order_place(**place, write=False, freed=Freed(overdue))
@@ -243,7 +248,7 @@ def _order_place(
             balance_covers_check(Balance.objects.get(terminal=terminal), reserve_amount)
             reserve_id = uuid.uuid4() if write else None
 
-        order, full, short = None, set(), set()
+        order, full, short, walks = None, set(), set(), []
         livemode = terminal.livemode
         for requisite, chosen in matching.candidates(
             methods=methods,
@@ -252,6 +257,7 @@ def _order_place(
             sandbox=not livemode,
             write=write,
             freed=freed,
+            walks=walks,
         ):
             if requisite.pk in full or requisite.trader_id in short:
                 continue
@@ -359,9 +365,11 @@ def _order_place(
             order = candidate
             break
         if order is None:
-            raise NoAvailableTraders(
+            refusal = NoAvailableTraders(
                 "No available traders that match order requirements. Try another amount or payment method"
             )
+            refusal.clock = walks[0].clock  # when the walk read the requisites
+            raise refusal
         if order.sandbox_action:
             sandbox_schedule(order)
     metrics.order_created(order=order)

@@ -14,7 +14,7 @@ from conftest import buy_body, sell_body
 from core.db import DbNow
 from core.fast_insert import insert_unless_held
 from orders.models import Order, Requisite, RequisiteLoad
-from orders.services import order_complete_by_dispute, order_expire_due
+from orders.services import matching, order_complete_by_dispute, order_expire_due, placement
 from orders.services.load import requisite_load_rebuild, utc_day
 from orders.services.matching import SLOT_CONSTRAINT
 from orders.tests.test_concurrency import in_parallel
@@ -134,6 +134,46 @@ class TestOneByOne:
             "Expired",
             "Expired",
         ]
+
+    @pytest.mark.parametrize("availability", [False, True])
+    def test_a_holder_the_sweep_expires_after_the_walk_is_free(self, monkeypatch, availability):
+        """The sweep expires the overdue holder between the walk, which saw it hold the
+        amount, and the look for overdue holders, which then finds none: the creation
+        (or the availability answer) matches once more rather than refuse."""
+        world = caps_world()
+        (requisite, other) = vtb_requisites()
+        Requisite.objects.filter(pk=other.pk).update(is_active=False)
+        held = create(world, 1000, 1).json()
+        Order.objects.filter(pk=held["id"]).update(expires_at=DbNow())
+        look = matching.overdue_holders
+
+        def sweep_first(**kwargs):
+            assert order_expire_due() == 1
+            return look(**kwargs)
+
+        monkeypatch.setattr(matching, "overdue_holders", sweep_first)
+        if availability:
+            body = buy_body(world, method="VTB SBP", amount="1000")
+            body.pop("client_order_id")
+            answer = world.api.post(f"{URL}availability", body)
+            assert answer.status_code == 200 and answer.json()["available"] is True
+            return
+        answer = create(world, 1000, 2)
+        assert answer.status_code == 201, answer.json()
+        assert Order.objects.get(pk=answer.json()["id"]).requisite_id == requisite.pk
+        assert Order.objects.get(pk=held["id"]).status == "Expired"
+
+    def test_a_live_holder_is_still_a_refusal(self, monkeypatch):
+        world = caps_world()
+        (requisite, other) = vtb_requisites()
+        Requisite.objects.filter(pk=other.pk).update(is_active=False)
+        assert create(world, 1000, 1).status_code == 201
+        tries = []
+        place = placement._order_place
+        monkeypatch.setattr(placement, "_order_place", lambda **kw: tries.append(1) or place(**kw))
+        answer = create(world, 1000, 2)
+        assert answer.status_code == 500 and answer.json()["message"] == NO_TRADERS
+        assert len(tries) == 1
 
     def test_a_new_utc_day_starts_the_turnover_from_zero(self):
         world = caps_world()
