@@ -8,7 +8,6 @@
   configuration generation), where the stock API would take one trip each (two for
   an INCR: it asks first whether the key exists). Several counters are counted in one
   MULTI, so no other count of them comes between: the n-th try is n-th in each.
-- `version_bump`: a version counter raised (or started) in one trip.
 - `clear` removes this cache's own keys (its KEY_PREFIX), where the stock one empties
   the whole Redis database: the Celery broker's queues when they share it, and the
   keys of every other process whose prefix differs (each test worker has its own).
@@ -83,16 +82,6 @@ class RedisCache(django_redis.RedisCache):
                 client.expire(counter, period)
         loads = self._cache._serializer.loads
         return counts[::2], [None if value is None else loads(value) for value in out]
-
-    def version_bump(self, key: str, *, start: int) -> int:
-        """Raise the counter `key` by one, starting it at `start` if it is missing
-        (SET NX, then INCR), in one trip; the stock `incr` takes two and fails on a
-        missing key."""
-        pipe = self._cache.get_client(write=True).pipeline(transaction=False)
-        name = self.make_and_validate_key(key)
-        pipe.set(name, start, nx=True)
-        pipe.incr(name)
-        return pipe.execute()[1]
 
 
 class FileCache(FileBasedCache):
