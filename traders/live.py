@@ -4,7 +4,7 @@ with `If-None-Match`; while the version stands the answer is a 304 made without
 reading the orders table.
 
 The version moves after the change commits (post_save of Order and Receipt, on
-commit): it is set to a new random number, one plain write on every close (a
+commit): it is set to a new random number, one plain write on every change (a
 counter's raise took a pipeline of two commands). A page only compares the version
 it holds with the current one, for equality, and two random 62-bit numbers are the
 same once in 2**62. A cache that lost the key starts one from the clock.

@@ -188,7 +188,9 @@ def overdue_holders(*, methods: list[PaymentMethod], amounts: list[Decimal]) -> 
 EXPIRY_SLACK = timedelta(seconds=2)
 
 
-def expired_since(clock: datetime | None, *, methods, amounts: list[Decimal]) -> bool:
+def expired_since(
+    clock: datetime | None, *, methods: list[PaymentMethod], amounts: list[Decimal]
+) -> bool:
     """Whether an order that may have stood in a match's way, overdue when its walk
     read the requisites at `clock`, has been expired since by another transaction (the
     sweep, between the walk and overdue_holders' look, which then finds nothing): its

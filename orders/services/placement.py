@@ -96,16 +96,15 @@ def _order_place_freeing_overdue(place: dict, *, write: bool) -> Order | OrderAv
     deposit until the sweep expires it. Rather than look for such orders on every
     creation, free them when they may be what stood in the way, and match once more:
     creation expires them; availability (`write` off) counts what that would free
-    and writes nothing."""
+    and writes nothing. Once more too when none is left because another transaction
+    (the sweep) expired one after the walk read it (matching.expired_since)."""
     try:
         return _order_place(**place, write=write)
     except NoAvailableTraders as refusal:
-        overdue = matching.overdue_holders(methods=place["methods"], amounts=place["amounts"])
+        methods, amounts = place["methods"], place["amounts"]
+        overdue = matching.overdue_holders(methods=methods, amounts=amounts)
         if not overdue:
-            # None left, though one may have stood in the way: expired meanwhile.
-            if matching.expired_since(
-                refusal.clock, methods=place["methods"], amounts=place["amounts"]
-            ):
+            if matching.expired_since(refusal.clock, methods=methods, amounts=amounts):
                 return _order_place(**place, write=write)
             raise
         if not write:
