@@ -212,7 +212,7 @@ class Order(models.Model):
                 name="order_pending_user",
                 condition=Q(status="Pending", user_id__isnull=False),
             ),
-            # What expired lately, by when (matching.expired_since): written once per
+            # What expired lately, by when (matching.overdue_holders): written once per
             # order, by its expiry.
             models.Index(
                 fields=["closed_at"],

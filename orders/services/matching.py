@@ -23,6 +23,7 @@ from django.db.models import Q
 from finance.models import PaymentMethod, Side
 
 from ..models import Order, OrderStatus
+from ..rules import overdue_q
 from .walk import CHUNK, Candidate, read_slice
 
 UNIQUE_AMOUNT_STEPS = 10  # amount .. amount + 9, in whole steps of 1
@@ -144,7 +145,7 @@ def candidates(
     chunks, the least busy first within a chunk, so load spreads out and the cost of a
     match does not grow with the number of requisites a method has. `freed`
     (availability's, a freed.Freed): overdue orders' holds counted as free. `walks`:
-    a list the walk is appended to, for its `clock` (see expired_since).
+    a list the walk is appended to, for its `clock` (see overdue_holders).
     """
     chunks = _Chunks(methods, side, amounts, sandbox, freed)
     chunks.write = write
@@ -174,33 +175,31 @@ def _in_the_way(methods: list[PaymentMethod], amounts: list[Decimal]) -> Q:
     )
 
 
-def overdue_holders(*, methods: list[PaymentMethod], amounts: list[Decimal]) -> list:
-    """Pending orders past expiry that may stand in the way (_in_the_way)."""
-    return list(
-        Order.objects.overdue()
-        .filter(_in_the_way(methods, amounts))
-        .values_list("id", flat=True)[:50]
-    )
-
-
 # How long before its COMMIT an expiry may have stamped closed_at: the order's lock
 # statement's clock, then the rest of its transaction (milliseconds, as a rule).
 EXPIRY_SLACK = timedelta(seconds=2)
 
 
-def expired_since(
-    clock: datetime | None, *, methods: list[PaymentMethod], amounts: list[Decimal]
-) -> bool:
-    """Whether an order that may have stood in a match's way, overdue when its walk
-    read the requisites at `clock`, has been expired since by another transaction (the
-    sweep, between the walk and overdue_holders' look, which then finds nothing): its
-    place is free now, as it was due to be then. Read through the partial index of
-    Expired orders by closed_at, a few rows at most."""
-    if clock is None:
-        return False
-    return Order.objects.filter(
-        _in_the_way(methods, amounts),
-        status=OrderStatus.EXPIRED,
-        closed_at__gte=clock - EXPIRY_SLACK,
-        expires_at__lte=clock,
-    ).exists()
+def overdue_holders(
+    *, methods: list[PaymentMethod], amounts: list[Decimal], since: datetime | None = None
+) -> tuple[list, bool]:
+    """Pending orders past expiry that may stand in the way (_in_the_way), to expire;
+    and whether one that may have stood in the way of a walk that read the requisites
+    at `since`, overdue then, has been expired since by another transaction (the sweep,
+    between that walk and this look): its place is free now, as it was due to be then.
+    One query, through the partial indexes of Pending orders by expiry and of Expired
+    orders by closed_at; the Pending ones first."""
+    due = overdue_q()
+    if since is not None:
+        due |= Q(
+            status=OrderStatus.EXPIRED,
+            closed_at__gte=since - EXPIRY_SLACK,
+            expires_at__lte=since,
+        )
+    rows = list(
+        Order.objects.filter(due, _in_the_way(methods, amounts))
+        .order_by("-status")  # Pending before Expired
+        .values_list("id", "status")[:50]
+    )
+    overdue = [pk for pk, status in rows if status == OrderStatus.PENDING]
+    return overdue, len(overdue) < len(rows)

@@ -97,14 +97,15 @@ def _order_place_freeing_overdue(place: dict, *, write: bool) -> Order | OrderAv
     creation, free them when they may be what stood in the way, and match once more:
     creation expires them; availability (`write` off) counts what that would free
     and writes nothing. Once more too when none is left because another transaction
-    (the sweep) expired one after the walk read it (matching.expired_since)."""
+    (the sweep) expired one after the walk read it (matching.overdue_holders)."""
     try:
         return _order_place(**place, write=write)
     except NoAvailableTraders as refusal:
-        methods, amounts = place["methods"], place["amounts"]
-        overdue = matching.overdue_holders(methods=methods, amounts=amounts)
+        overdue, expired = matching.overdue_holders(
+            methods=place["methods"], amounts=place["amounts"], since=refusal.clock
+        )
         if not overdue:
-            if matching.expired_since(refusal.clock, methods=methods, amounts=amounts):
+            if expired:
                 return _order_place(**place, write=write)
             raise
         if not write:
