@@ -172,7 +172,10 @@ async def _cabinets(sessions: list[str], etags: list[str], cookie: str, seconds:
     after a part of the interval (pages are not opened in step)."""
     statuses: dict[int, int] = {}
     stop_at = time.perf_counter() + seconds
-    limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+    # Most of the 64 connections sit idle between polls: let them go before the server's
+    # keep-alive (5 s, gunicorn.conf.py) does, or one taken up just as the server closes
+    # it fails with a ReadError.
+    limits = httpx.Limits(max_connections=64, max_keepalive_connections=64, keepalive_expiry=2)
     async with httpx.AsyncClient(base_url=BASE, limits=limits, timeout=30) as client:
 
         async def cabinet(n: int, key: str, etag: str):
