@@ -6,9 +6,10 @@ cabinet poll's SQL, and in-process costs. Commands of `python -m bench.django_si
   wide-method                   a method of Demo Shop with no requisite yet (its id)
   cabinet-sessions N            N signed-in cabinet sessions of the demo traders (JSON)
   cabinet-poll-sql              the statements of a cabinet poll answered 304 (JSON)
-  inprocess-costs N             mean ms of a Sell creation, a settlement entered and
-                                decided, a merchant withdrawal, an audit entry alone,
-                                and a close with its entry and without (JSON)
+  inprocess-costs N             ms of a Buy's creation, a merchant withdrawal, an audit
+                                entry alone (means); of a Sell's creation beside a
+                                settlement entered and decided, and of a close with its
+                                entry and without (medians, side by side) (JSON)
 """
 
 import functools
@@ -134,13 +135,6 @@ def _mean_ms(call, n: int) -> float:
     for _ in range(n):
         call()
     return (time.perf_counter() - began) * 1000 / n
-
-
-def _mean_own_ms(call, n: int) -> float:
-    """As _mean_ms, of the seconds `call` says its own part took."""
-    for _ in range(5):  # warm-up
-        call()
-    return sum(call() for _ in range(n)) * 1000 / n
 
 
 def inprocess_costs(n: str) -> str:
@@ -290,16 +284,35 @@ def inprocess_costs(n: str) -> str:
         # medians: a stall of the machine (this one's are long) lands on one sample
         return tuple(statistics.median(took[f]) * 1000 for f in (create, audited, plain))
 
+    def sells_and_settlements() -> tuple[float, float]:
+        """Round after round a Sell's creation and a settlement's two steps, taking
+        turns to go first (A B, B A): the median ms of each, from the same stretch of
+        time (the goal compares them; measured one after the other, a drift of the
+        machine between the two stretches decided it)."""
+
+        def timed_sell() -> float:
+            began = time.perf_counter()
+            sell()
+            return time.perf_counter() - began
+
+        took = {timed_sell: [], settlement: []}
+        for k in range(n + 5):
+            pair = (timed_sell, settlement) if k % 2 == 0 else (settlement, timed_sell)
+            for call in pair:
+                spent = call()
+                if k >= 5:  # after a warm-up
+                    took[call].append(spent)
+        return tuple(statistics.median(took[f]) * 1000 for f in (timed_sell, settlement))
+
     costs = {
         name: _mean_ms(call, n)
         for name, call in (
             ("create", create),
-            ("sell", sell),
             ("withdrawal", withdrawal),
             ("audit", audit),
         )
     }
-    costs["settlement"] = _mean_own_ms(settlement, n)
+    costs["sell"], costs["settlement"] = sells_and_settlements()
     costs["audit alone"] = costs.pop("audit") / AUDIT_BATCH
     costs["create beside closes"], costs["close audited"], costs["close"] = closes()
     # what the entry adds to an action: the audit log's cost on every action

@@ -204,11 +204,13 @@ def _money(m, goals) -> list[str]:
             ok=ratio >= 0.95,
         ),
         "",
-        "In-process (Django's test client, one request after another, mean of "
-        "each): a Buy's creation, a Sell's, a settlement entered by one operator and "
-        "approved by another (two requests), a merchant withdrawal, and one audit entry "
-        "alone, written inside an open transaction (ten to a transaction, so a tenth of "
-        "a commit each)."
+        "In-process (Django's test client, one request after another): a Buy's "
+        "creation, a merchant withdrawal, and one audit entry alone, written inside an "
+        "open transaction (ten to a transaction, so a tenth of a commit each), the mean "
+        "of each; a Sell's creation and a settlement entered by one operator and "
+        "approved by another (two requests), round after round, taking turns to go "
+        "first, the median of each (the goal compares these two, so they are measured "
+        "over the same stretch of time)."
         + (
             " These were measured again on the run's database after the run (the "
             "in-process step alone), with the audit entry measured this way."
