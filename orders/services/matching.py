@@ -20,6 +20,7 @@ from decimal import Decimal
 
 from django.db.models import Q
 
+from core import memo
 from finance.models import PaymentMethod, Side
 
 from ..models import Order, OrderStatus
@@ -29,12 +30,23 @@ from .walk import CHUNK, Candidate, read_slice
 UNIQUE_AMOUNT_STEPS = 10  # amount .. amount + 9, in whole steps of 1
 
 
+# What concrete_methods found for an aggregate method on a terminal, kept per process
+# while no method, terminal or link between them changed anywhere (core.memo): read on
+# every order made on an aggregate (the demo shop's SBP), where it was a query of its
+# own.
+_expanded = memo.Memo("aggregate methods' bank methods")
+
+
 def concrete_methods(method: PaymentMethod, *, terminal) -> list[PaymentMethod]:
     """The bank methods an (aggregate) method stands for on `terminal`: only those
     enabled on it, as for a method named directly."""
     if not method.is_aggregate:
         return [method]
-    return list(
+    kept_as = (method.pk, terminal.pk)
+    kept = _expanded.get(kept_as)
+    if kept is not None:
+        return kept
+    found = list(
         PaymentMethod.objects.enabled_on(terminal).filter(
             method_type=method.method_type,
             currency=method.currency,
@@ -42,6 +54,8 @@ def concrete_methods(method: PaymentMethod, *, terminal) -> list[PaymentMethod]:
             nspk_code__isnull=False,
         )
     )
+    _expanded.put(kept_as, memo.snapshot(found))
+    return found
 
 
 def candidate_amounts(amount: Decimal, unique_amount: bool) -> list[Decimal]:

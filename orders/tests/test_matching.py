@@ -189,3 +189,36 @@ def test_aggregate_sbp_expands_only_to_bank_methods_enabled_on_the_terminal(shop
         assert response.status_code in (201, 500), response.content
         if response.status_code == 201:
             assert response.json()["method_name"] == "Sberbank SBP"
+
+
+def test_an_aggregates_bank_methods_are_kept_and_a_changed_link_is_seen_at_once(shop, world):
+    """The bank methods the aggregate SBP stands for on a terminal are read once per
+    process (core.memo), not on every order; an operator's change to the terminal's
+    links is seen by the very next order."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from finance.models import TerminalMethod
+
+    def order(i):
+        body = buy_body(world, method="SBP", client_order_id=f"kept-{i}", amount=f"{2000 + i}.00")
+        with CaptureQueriesContext(connection) as seen:
+            response = shop.post(URL, body)
+        assert response.status_code == 201, response.content
+        expansions = [
+            q
+            for q in seen.captured_queries
+            if 'NOT "finance_paymentmethod"."is_aggregate"' in q["sql"]
+        ]
+        return response.json()["method_name"], len(expansions)
+
+    assert order(0)[1] == 1
+    assert order(1)[1] == 0
+    TerminalMethod.objects.filter(terminal=world.shop).exclude(
+        method__name__in=["SBP", "Sberbank SBP"]
+    ).update(enabled=False)
+    assert [order(i) for i in range(2, 5)] == [
+        ("Sberbank SBP", 1),
+        ("Sberbank SBP", 0),
+        ("Sberbank SBP", 0),
+    ]
