@@ -93,19 +93,29 @@ def row_change(lookup: dict, *, available=None, frozen=None, only_if=("", [])) -
         return _changed(cursor.fetchone())
 
 
-def rows_change_together(changes: list[dict]) -> list[tuple | None]:
+def rows_change_together(
+    changes: list[dict], *, lead: tuple[str, list] | None = None
+) -> list[tuple | None]:
     """Several accounts' rows changed (each as `row_change(**change)` would), in the
     order given, in one statement: on PostgreSQL each UPDATE is a data-modifying WITH
     that reads the one before it first, so the rows are locked in the order given, as
     one statement after the other would lock them; elsewhere one statement each. Each
     change names another row (a row changed twice in one statement would keep one
-    change). The results in the same order."""
-    if len(changes) < 2 or connection.vendor != "postgresql":
+    change). The results in the same order. `lead` (PostgreSQL): WITH items (the last
+    named `l`, returning its rows) and their values, written first, their rows locked
+    before these."""
+    if lead is None and (len(changes) < 2 or connection.vendor != "postgresql"):
         return [row_change(**change) for change in changes]
     parts, params, selects = [], [], []
+    previous = None
+    if lead is not None:
+        parts.append(lead[0])
+        params += lead[1]
+        previous = "l"
     for k, change in enumerate(changes):
         sql, values = _change(**change)
-        after = f" AND (SELECT count(*) FROM c{k - 1}) >= 0" if k else ""
+        after = f" AND (SELECT count(*) FROM {previous}) >= 0" if previous else ""
+        previous = f"c{k}"
         parts.append(f"c{k} AS ({sql}{after} {RETURNED})")
         params += values
         selects.append(f"SELECT {k}, id, available, frozen FROM c{k}")

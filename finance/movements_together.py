@@ -46,23 +46,35 @@ def row_moved(lookup: dict, *, made_on_first_use: bool, done: Callable, **change
 
 
 def send_queued() -> None:
-    """The queued changes sent, in one statement, in their order; each movement's
-    `done` then refuses or writes its ledger rows, in the same order. A row missing
-    where one is made on first use is made and changed afterwards (after the rows
-    queued behind it: only an account's first movement ever)."""
+    """The queued changes sent, in one statement, in their order, the block's lead at
+    its head (once: it goes with the first changes sent, or alone when a movement that
+    is not queued comes first); each movement's `done` then refuses or writes its
+    ledger rows, in the same order. A row missing where one is made on first use is
+    made and changed afterwards (after the rows queued behind it: only an account's
+    first movement ever)."""
     queued = getattr(_QUEUED, "changes", None)
+    lead = getattr(_QUEUED, "lead", None)
+    if lead is not None:
+        _QUEUED.lead = None
     if not queued:
+        if lead is not None:
+            _lead_alone(lead)
         return
     _QUEUED.changes = []
-    results = rows_change_together([{"lookup": q.lookup, **q.change} for q in queued])
+    results = rows_change_together([{"lookup": q.lookup, **q.change} for q in queued], lead=lead)
     for q, result in zip(queued, results, strict=True):
         if result is None and q.made_on_first_use:
             result = row_change_made(q.lookup, made_on_first_use=True, **q.change)
         q.done(result)
 
 
+def _lead_alone(lead: tuple[str, list]) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(f"WITH {lead[0]} SELECT count(*) FROM l", lead[1])
+
+
 @contextmanager
-def movements_together():
+def movements_together(*, lead: tuple[str, list] | None = None):
     """The movements inside (credits, debits, unfreezes; a reserve's post or void sends
     what came before it first) change their rows in one statement at the end of the
     block, in their order, which is the lock order (on PostgreSQL; elsewhere each at
@@ -71,14 +83,21 @@ def movements_together():
     block must sit inside the transaction or savepoint that undoes the movements; they
     return None, and nothing in the block may read their rows back. Every shared row
     of a close is then held for two round trips (the rows, the ledger) instead of one
-    per account."""
+    per account.
+
+    `lead` (PostgreSQL): the writes of rows that come before the balances in the lock
+    order (a requisite's load row), as WITH items (the last named `l`) and their
+    values, written at the head of their statement, ahead of the first row it changes; sent alone if no change is queued,
+    and at once inside another block."""
     with ledger_rows_together():
         if getattr(_QUEUED, "changes", None) is not None or connection.vendor != "postgresql":
+            if lead is not None:  # inside another block: written now, as it comes
+                _lead_alone(lead)
             yield
             return
-        _QUEUED.changes = []
+        _QUEUED.changes, _QUEUED.lead = [], lead
         try:
             yield
             send_queued()
         finally:
-            _QUEUED.changes = None
+            _QUEUED.changes = _QUEUED.lead = None

@@ -155,16 +155,19 @@ def _settle(
     # The rows many closes share, in the lock order, each held from here to COMMIT:
     # the requisite's load row (and before it, when its run of expiries ends, the
     # requisite's row), then the balances.
-    requisite_load_move(
+    lead = requisite_load_move(
         order=order,
         status=status,
         previous=previous,
         end_run=requisite_run_ends(status=status, actor=actor),
+        lead=True,
     )
     # The balance rows are changed (and locked) together, in the lock order, in one
-    # statement once all the movements have run; their ledger rows are written together,
-    # in one INSERT, after it.
-    with movements_together():
+    # statement once all the movements have run, the load row's move (when it was
+    # handed back) at its head; their ledger rows are written together, in one INSERT,
+    # after it. A burst of closes on one requisite queues on its load row: no Python
+    # and no round trip runs between its lock and the balances'.
+    with movements_together(lead=lead):
         _settle_trader(order, status, frozen=frozen)
         _settle_merchant(order, status, credit_description=credit_description)
     return order

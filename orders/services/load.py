@@ -173,13 +173,30 @@ _RUN_ENDED_AND_MOVE = f"""
 """
 
 
-def requisite_load_move(*, order: Order, status: str, previous: str, end_run: bool) -> None:
+# The same as the WITH items that lead the balances' statement (`lead`): the last is
+# named `l`, which that statement's first UPDATE reads first.
+_LEAD_MOVE = f"l AS ({_MOVE} RETURNING 1)"
+_LEAD_RUN_ENDED_AND_MOVE = (
+    f"run AS ({RUN_ENDED} RETURNING 1),"
+    f" l AS ({_MOVE} AND (SELECT count(*) FROM run) >= 0 RETURNING 1)"
+)
+
+
+def requisite_load_move(
+    *, order: Order, status: str, previous: str, end_run: bool, lead: bool = False
+) -> tuple[str, list] | None:
     """Keep the requisite's figures right as `order` (locked) moves from `previous`
     to `status`, and with `end_run` (requisite_run_ends) end the requisite's run of
     expiries. Runs in the transaction that writes the status; on every close, so its
-    statements are planned once per connection."""
+    statements are planned once per connection.
+
+    With `lead`, on PostgreSQL, the move (with the run's end) is not sent but given
+    back as (WITH items, values), the last item named `l`, for the caller to send at
+    the head of its next statement (finance's movements_together): the load row is
+    then locked in the same statement as the balance rows that follow it in the lock
+    order."""
     if order.requisite_id is None:
-        return
+        return None
     key = _key(order.requisite_id)
     move = None
     if previous != status:
@@ -188,14 +205,17 @@ def requisite_load_move(*, order: Order, status: str, previous: str, end_run: bo
         counted_after = status in (OrderStatus.PENDING, OrderStatus.COMPLETED)
         delta = order.amount * (int(counted_after) - int(counted_before))
         move = [int(leaves_pending), _day(utc_day(order.created_at)), _money(delta), key]
+    if lead and move is not None and connection.vendor == "postgresql":
+        return (_LEAD_RUN_ENDED_AND_MOVE, [key, *move]) if end_run else (_LEAD_MOVE, move)
     with prepared_cursor() as cursor:
         if end_run and move is not None and connection.vendor == "postgresql":
             cursor.execute(_RUN_ENDED_AND_MOVE, [key, *move])
-            return
+            return None
         if end_run:
             cursor.execute(RUN_ENDED, [key])
         if move is not None:
             cursor.execute(_MOVE, move)
+    return None
 
 
 def _figures(requisite_ids, today: date) -> dict:
