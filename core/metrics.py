@@ -22,6 +22,11 @@ from collections.abc import Callable
 _MULTIPROC_DIR = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "")
 if _MULTIPROC_DIR:
     os.makedirs(_MULTIPROC_DIR, exist_ok=True)
+else:
+    # Set but empty (a blank line in an env file) is no multiprocess mode here, while
+    # prometheus_client, imported below, would count in files all the same: in the
+    # working directory.
+    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
 
 from django.conf import settings  # noqa: E402
 from django.db import transaction  # noqa: E402

@@ -87,8 +87,8 @@ def movements_together(*, lead: tuple[str, list] | None = None):
 
     `lead` (PostgreSQL): the writes of rows that come before the balances in the lock
     order (a requisite's load row), as WITH items (the last named `l`) and their
-    values, written at the head of their statement, ahead of the first row it changes; sent alone if no change is queued,
-    and at once inside another block."""
+    values, written at the head of their statement, ahead of the first row it changes;
+    sent alone if no change is queued, and at once inside another block."""
     with ledger_rows_together():
         if getattr(_QUEUED, "changes", None) is not None or connection.vendor != "postgresql":
             if lead is not None:  # inside another block: written now, as it comes

@@ -36,10 +36,10 @@ print(metrics.exposition().decode())
 """
 
 
-def _run(code: str, env: dict) -> str:
+def _run(code: str, env: dict, cwd: Path = ROOT) -> str:
     done = subprocess.run(
         [sys.executable, "-c", code],
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         capture_output=True,
         text=True,
@@ -92,3 +92,20 @@ def test_counts_from_two_processes_add_up_in_one_scrape(tmp_path):
     assert (
         samples[("paymentsvc_webhook_deliveries_total", frozenset({("outcome", "delivered")}))] == 2
     )
+
+
+def test_an_empty_multiprocess_dir_writes_no_files(tmp_path):
+    """PROMETHEUS_MULTIPROC_DIR set but empty is no multiprocess mode: the process counts
+    in memory, and no metrics file lands in its working directory."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "paymentsvc.settings",
+        "DEBUG": "true",
+        "VAR_DIR": str(tmp_path / "var"),
+        "PROMETHEUS_MULTIPROC_DIR": "",
+        "PYTHONPATH": str(ROOT),
+    }
+    scrape = "metrics._scrape_gauges.clear()\nprint(metrics.exposition().decode())"
+    out = _run(COUNT.format(n=2) + scrape, env, cwd=tmp_path)
+    assert list(tmp_path.glob("*.db")) == []
+    assert 'paymentsvc_order_transitions_total{actor="trader",to="Completed"} 2.0' in out
