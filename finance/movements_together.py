@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 from django.db import connection
 
+from core.prepared import prepared_cursor
+
 from .balance_rows import row_change_made, rows_change_together
 from .ledger_rows import ledger_rows_together
 
@@ -69,7 +71,9 @@ def send_queued() -> None:
 
 
 def _lead_alone(lead: tuple[str, list]) -> None:
-    with connection.cursor() as cursor:
+    """The lead on its own (a Sell's close sends it ahead of its reserve's post or
+    void): prepared, as every close's statements are."""
+    with prepared_cursor() as cursor:
         cursor.execute(f"WITH {lead[0]} SELECT count(*) FROM l", lead[1])
 
 

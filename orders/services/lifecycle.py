@@ -160,7 +160,6 @@ def _settle(
         status=status,
         previous=previous,
         end_run=requisite_run_ends(status=status, actor=actor),
-        lead=True,
     )
     # The balance rows are changed (and locked) together, in the lock order, in one
     # statement once all the movements have run, the load row's move (when it was

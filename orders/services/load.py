@@ -163,38 +163,32 @@ _MOVE = f"""
 """
 
 
-# On PostgreSQL a close that ends the requisite's run of expiries writes it in the
-# same statement. The figures' UPDATE reads the run's result first, so the requisite's
-# row (when its run is written) is locked before the load row, as an expiry's count
-# locks them.
-_RUN_ENDED_AND_MOVE = f"""
-    WITH run AS ({RUN_ENDED} RETURNING 1)
-    {_MOVE} AND (SELECT count(*) FROM run) >= 0
-"""
-
-
-# The same as the WITH items that lead the balances' statement (`lead`): the last is
-# named `l`, which that statement's first UPDATE reads first.
-_LEAD_MOVE = f"l AS ({_MOVE} RETURNING 1)"
-_LEAD_RUN_ENDED_AND_MOVE = (
+# On PostgreSQL the move goes as WITH items at the head of the close's balances'
+# statement (finance's movements_together): the last is named `l`, which that
+# statement's first UPDATE reads first. A close that ends the requisite's run of
+# expiries writes it in the same statement, and the figures' UPDATE reads the run's
+# result first, so the requisite's row (when its run is written) is locked before the
+# load row, as an expiry's count locks them.
+_MOVE_ITEMS = f"l AS ({_MOVE} RETURNING 1)"
+_RUN_ENDED_AND_MOVE_ITEMS = (
     f"run AS ({RUN_ENDED} RETURNING 1),"
     f" l AS ({_MOVE} AND (SELECT count(*) FROM run) >= 0 RETURNING 1)"
 )
 
 
 def requisite_load_move(
-    *, order: Order, status: str, previous: str, end_run: bool, lead: bool = False
+    *, order: Order, status: str, previous: str, end_run: bool
 ) -> tuple[str, list] | None:
     """Keep the requisite's figures right as `order` (locked) moves from `previous`
     to `status`, and with `end_run` (requisite_run_ends) end the requisite's run of
     expiries. Runs in the transaction that writes the status; on every close, so its
     statements are planned once per connection.
 
-    With `lead`, on PostgreSQL, the move (with the run's end) is not sent but given
-    back as (WITH items, values), the last item named `l`, for the caller to send at
-    the head of its next statement (finance's movements_together): the load row is
-    then locked in the same statement as the balance rows that follow it in the lock
-    order."""
+    On PostgreSQL the move (with the run's end) is not sent but given back as (WITH
+    items, values), the last item named `l`, for the caller to send at the head of its
+    balances' statement (finance's movements_together `lead`): the load row is then
+    locked in the same statement as the balance rows that follow it in the lock order.
+    Elsewhere, and for a run's end alone, it is written now (None)."""
     if order.requisite_id is None:
         return None
     key = _key(order.requisite_id)
@@ -205,12 +199,9 @@ def requisite_load_move(
         counted_after = status in (OrderStatus.PENDING, OrderStatus.COMPLETED)
         delta = order.amount * (int(counted_after) - int(counted_before))
         move = [int(leaves_pending), _day(utc_day(order.created_at)), _money(delta), key]
-    if lead and move is not None and connection.vendor == "postgresql":
-        return (_LEAD_RUN_ENDED_AND_MOVE, [key, *move]) if end_run else (_LEAD_MOVE, move)
+    if move is not None and connection.vendor == "postgresql":
+        return (_RUN_ENDED_AND_MOVE_ITEMS, [key, *move]) if end_run else (_MOVE_ITEMS, move)
     with prepared_cursor() as cursor:
-        if end_run and move is not None and connection.vendor == "postgresql":
-            cursor.execute(_RUN_ENDED_AND_MOVE, [key, *move])
-            return None
         if end_run:
             cursor.execute(RUN_ENDED, [key])
         if move is not None:
