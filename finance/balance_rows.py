@@ -94,7 +94,10 @@ def row_change(lookup: dict, *, available=None, frozen=None, only_if=("", [])) -
 
 
 def rows_change_together(
-    changes: list[dict], *, lead: tuple[str, list] | None = None
+    changes: list[dict],
+    *,
+    lead: tuple[str, list] | None = None,
+    then: tuple[str, list] | None = None,
 ) -> list[tuple | None]:
     """Several accounts' rows changed (each as `row_change(**change)` would), in the
     order given, in one statement: on PostgreSQL each UPDATE is a data-modifying WITH
@@ -103,8 +106,9 @@ def rows_change_together(
     change names another row (a row changed twice in one statement would keep one
     change). The results in the same order. `lead` (PostgreSQL): WITH items (the last
     named `l`, returning its rows) and their values, written first, their rows locked
-    before these."""
-    if lead is None and (len(changes) < 2 or connection.vendor != "postgresql"):
+    before these. `then` (PostgreSQL): a WITH item written after them, which may read
+    the k-th change's RETURNING as `c{k}` (the ledger's rows), and its values."""
+    if connection.vendor != "postgresql" or (lead is None and then is None and len(changes) < 2):
         return [row_change(**change) for change in changes]
     parts, params, selects = [], [], []
     previous = None
@@ -119,6 +123,9 @@ def rows_change_together(
         parts.append(f"c{k} AS ({sql}{after} {RETURNED})")
         params += values
         selects.append(f"SELECT {k}, id, available, frozen FROM c{k}")
+    if then is not None:
+        parts.append(then[0])
+        params += then[1]
     results: list[tuple | None] = [None] * len(changes)
     with prepared_cursor() as cursor:  # a handful of shapes, each planned once
         cursor.execute(f"WITH {', '.join(parts)} {' UNION ALL '.join(selects)}", params)

@@ -65,30 +65,20 @@ def _then(credit: "Credit | None") -> Decimal:
     return credit.amount
 
 
-def _rows_written(
-    balance_id, total: Decimal, first: dict, then: "Credit | None", reference: str, actor: str
-) -> Transaction:
-    """The movement's ledger row (`first`), then the following credit's: each with the
-    account's total after it, the credit's being the row's total now."""
-    extra = Decimal(0) if then is None else then.amount
-    row = ledger_row_write(
-        balance_id=balance_id,
-        balance_after=total - extra,
-        reference=reference,
-        created_by=actor,
-        **first,
-    )
-    if then is not None:
-        ledger_row_write(
-            balance_id=balance_id,
-            amount=then.amount,
-            transaction_type=then.kind,
-            balance_after=total,
-            client_description=then.description,
-            reference=reference,
-            created_by=actor,
-        )
-    return row
+def _rows(
+    first: dict, then: "Credit | None", reference: str, actor: str
+) -> list[tuple[dict, Decimal]]:
+    """The movement's ledger rows (`first`, then the following credit's), each with
+    what of the account's total after the change came after it: the credit's amount
+    for the first row, nothing for the credit's own."""
+    common = {"reference": reference, "created_by": actor}
+    if then is None:
+        return [({**first, **common}, Decimal(0))]
+    credit = {"amount": then.amount, "transaction_type": then.kind}
+    return [
+        ({**first, **common}, then.amount),
+        ({**credit, "client_description": then.description, **common}, Decimal(0)),
+    ]
 
 
 class LedgerError(ServiceError):
@@ -226,15 +216,12 @@ def balance_credit(
     extra = _then(then_credit)
     lookup = account_filter(terminal_id=terminal_id, trader_id=trader_id, platform=platform)
     first = {"amount": amount, "transaction_type": kind, "client_description": description}
-
-    def done(credited):
-        if credited is None:
-            raise Balance.DoesNotExist(f"No balance for {lookup}")
-        balance_id, total = credited
-        return _rows_written(balance_id, total, first, then_credit, reference, actor)
-
     return row_moved(
-        lookup, made_on_first_use=terminal_id is None, done=done, available=amount + extra
+        lookup,
+        made_on_first_use=terminal_id is None,
+        refused=lambda: Balance.DoesNotExist(f"No balance for {lookup}"),
+        rows=_rows(first, then_credit, reference, actor),
+        available=amount + extra,
     )
 
 
@@ -264,19 +251,17 @@ def balance_debit(
     lookup = account_filter(terminal_id=terminal_id, trader_id=trader_id, platform=platform)
     first = {"amount": amount, "transaction_type": kind, "client_description": description}
 
-    def done(debited):
-        if debited is None:
-            balance = Balance.objects.filter(**lookup).first()
-            if balance is None:
-                raise Balance.DoesNotExist(f"No balance for {lookup}")
-            raise _insufficient(balance, amount - unfreeze)
-        balance_id, total = debited
-        return _rows_written(balance_id, total, first, then_credit, reference, actor)
+    def refused():
+        balance = Balance.objects.filter(**lookup).first()
+        if balance is None:
+            return Balance.DoesNotExist(f"No balance for {lookup}")
+        return _insufficient(balance, amount - unfreeze)
 
     return row_moved(
         lookup,
         made_on_first_use=terminal_id is None,
-        done=done,
+        refused=refused,
+        rows=_rows(first, then_credit, reference, actor),
         available=unfreeze - amount + extra,
         frozen=-unfreeze if unfreeze else None,
         # the difference compared with zero: SQLite compares a bound number as text
@@ -289,15 +274,14 @@ def balance_unfreeze(*, trader_id, amount: Decimal) -> None:
     """A Pending Buy's working deposit goes back to the trader's available."""
     lookup = account_filter(trader_id=trader_id)
 
-    def done(unfrozen):
-        if unfrozen is None:
-            frozen = Balance.objects.filter(**lookup).values_list("frozen", flat=True).first()
-            raise LedgerError(f"Frozen {frozen or 0:.2f} is below {amount:.2f}")
+    def refused():
+        frozen = Balance.objects.filter(**lookup).values_list("frozen", flat=True).first()
+        return LedgerError(f"Frozen {frozen or 0:.2f} is below {amount:.2f}")
 
     row_moved(
         lookup,
         made_on_first_use=False,
-        done=done,
+        refused=refused,
         available=amount,
         frozen=-amount,
         only_if=("ROUND(frozen - %s, 2) >= 0", [amount]),

@@ -10,6 +10,9 @@ Only the rows wait: each movement changes (and locks) its balance row at once, a
 checks what it refuses before that. Nothing in the block may read the ledger's rows
 back; a block left by an error writes none of them, so it must sit inside the
 transaction (or savepoint) that error undoes.
+
+Movements sent together (finance/movements_together.py) write theirs on PostgreSQL in
+the statement that changes their balance rows (`ledger_rows_after`).
 """
 
 import threading
@@ -18,6 +21,7 @@ from contextlib import contextmanager
 from django.db import connection
 
 from core.fast_insert import insert_row, insert_rows
+from core.prepared import current
 
 from .models import Transaction
 
@@ -52,3 +56,45 @@ def ledger_rows_together():
             insert_rows(rows)
     finally:
         _GATHERED.rows = None
+
+
+def ledger_rows_after(changes: list[list[tuple[dict, object]]]) -> tuple[str, list] | None:
+    """On PostgreSQL, the ledger's rows of balance changes made in one statement, where
+    the k-th change is the WITH item `c{k}` returning the row's id, available and
+    frozen (finance.balance_rows.rows_change_together): a WITH item that inserts
+    each change's rows from what it returns (its balance's id; its total after, less
+    what came after the row), and its values. A change that matched no row inserts
+    none. None on other databases, or when no change posts a row.
+
+    `created_at` is the database's clock as each row is written, after its balance
+    row's lock was taken (a microsecond apart for each row of the statement, in their
+    order): an account's rows then follow the order its changes were made in, as
+    rows stamped after the lock always did. A time taken before the statement would
+    not: a close that waited for the lock would stamp its rows before the close it
+    waited for."""
+    db = current()
+    if db.vendor != "postgresql" or not any(changes):
+        return None
+    meta = Transaction._meta
+    quote = db.ops.quote_name
+    fields = meta.local_concrete_fields
+    selects, params = [], []
+    for k, rows in enumerate(changes):
+        for values, later in rows:
+            row = Transaction(**values)
+            exprs = []
+            for field in fields:
+                if field.attname == "balance_id":
+                    exprs.append(f"c{k}.id")
+                elif field.attname == "created_at":
+                    exprs.append(f"clock_timestamp() + interval '{len(selects)} microseconds'")
+                elif field.attname == "balance_after":
+                    exprs.append(f"ROUND(c{k}.available + c{k}.frozen - %s, 2)")
+                    params.append(field.get_db_prep_save(later, db))
+                else:
+                    exprs.append("%s")
+                    params.append(field.get_db_prep_save(field.pre_save(row, True), db))
+            selects.append(f"SELECT {', '.join(exprs)} FROM c{k}")
+    columns = ", ".join(quote(field.column) for field in fields)
+    union = " UNION ALL ".join(selects)
+    return f"t AS (INSERT INTO {quote(meta.db_table)} ({columns}) {union})", params

@@ -1,7 +1,7 @@
 """Movements sent together (an order's close): each account's row change is queued as
 its movement runs, and all of them go to the database in one statement at the end of
-the block, in the order they ran (the lock order), the ledger's rows after them in one
-INSERT (finance/ledger_rows.py). The movements themselves are in finance/ledger.py.
+the block, in the order they ran (the lock order), with the ledger's rows they post
+(finance/ledger_rows.py). The movements themselves are in finance/ledger.py.
 
     with movements_together():   # inside the transaction (or savepoint) they run in
         balance_debit(...)       # queued: returns None
@@ -13,17 +13,23 @@ import threading
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db import connection
 
 from core.prepared import prepared_cursor
 
 from .balance_rows import row_change_made, rows_change_together
-from .ledger_rows import ledger_rows_together
+from .ledger_rows import ledger_row_write, ledger_rows_after, ledger_rows_together
 
 # Inside `movements_together` on PostgreSQL: the row changes of the movements run so
 # far, not sent yet.
 _QUEUED = threading.local()
+
+
+# A movement's ledger rows: each row's fields but its balance and balance_after, and
+# what of the account's total after the change came after the row (finance/ledger.py).
+Rows = list[tuple[dict, Decimal]]
 
 
 @dataclass
@@ -31,29 +37,48 @@ class _Queued:
     lookup: dict
     made_on_first_use: bool
     change: dict
-    done: Callable
+    refused: Callable
+    rows: Rows
 
 
-def row_moved(lookup: dict, *, made_on_first_use: bool, done: Callable, **change):
-    """A movement's change of its account's row (`row_change_made`), then
-    `done(result)`, which refuses or writes the movement's ledger rows: at once, or
-    inside `movements_together` (None then) with the block's other changes."""
+def row_moved(
+    lookup: dict, *, made_on_first_use: bool, refused: Callable, rows: Rows = (), **change
+):
+    """A movement's change of its account's row (`row_change_made`) and its ledger
+    `rows`, or the exception `refused()` gives when the change matched no row: at once
+    (the first ledger row back), or inside `movements_together` (None then) with the
+    block's other changes."""
     queued = getattr(_QUEUED, "changes", None)
     if queued is None:
-        return done(row_change_made(lookup, made_on_first_use=made_on_first_use, **change))
+        changed = row_change_made(lookup, made_on_first_use=made_on_first_use, **change)
+        return _posted(changed, rows, refused)
     if any(other.lookup == lookup for other in queued):
         send_queued()  # one statement changes a row once
-    _QUEUED.changes.append(_Queued(lookup, made_on_first_use, change, done))
+    _QUEUED.changes.append(_Queued(lookup, made_on_first_use, change, refused, list(rows)))
     return None
+
+
+def _posted(changed: tuple | None, rows: Rows, refused: Callable):
+    """The ledger's rows of a change made (its row's id and total after), the first of
+    them back; the refusal raised when it matched no row."""
+    if changed is None:
+        raise refused()
+    balance_id, total = changed
+    posted = [
+        ledger_row_write(balance_id=balance_id, balance_after=total - later, **fields)
+        for fields, later in rows
+    ]
+    return posted[0] if posted else None
 
 
 def send_queued() -> None:
     """The queued changes sent, in one statement, in their order, the block's lead at
     its head (once: it goes with the first changes sent, or alone when a movement that
-    is not queued comes first); each movement's `done` then refuses or writes its
-    ledger rows, in the same order. A row missing where one is made on first use is
-    made and changed afterwards (after the rows queued behind it: only an account's
-    first movement ever)."""
+    is not queued comes first), and on PostgreSQL the ledger's rows of the changes made
+    written by the same statement; then each movement that matched no row is refused,
+    in the same order. A row missing where one is made on first use is made and
+    changed afterwards (after the rows queued behind it: only an account's first
+    movement ever), its ledger rows written at the end of the block."""
     queued = getattr(_QUEUED, "changes", None)
     lead = getattr(_QUEUED, "lead", None)
     if lead is not None:
@@ -63,11 +88,16 @@ def send_queued() -> None:
             _lead_alone(lead)
         return
     _QUEUED.changes = []
-    results = rows_change_together([{"lookup": q.lookup, **q.change} for q in queued], lead=lead)
+    ledger = ledger_rows_after([q.rows for q in queued])
+    results = rows_change_together(
+        [{"lookup": q.lookup, **q.change} for q in queued], lead=lead, then=ledger
+    )
     for q, result in zip(queued, results, strict=True):
+        if result is not None and ledger is not None:
+            continue  # its ledger rows were written with it
         if result is None and q.made_on_first_use:
             result = row_change_made(q.lookup, made_on_first_use=True, **q.change)
-        q.done(result)
+        _posted(result, q.rows, q.refused)
 
 
 def _lead_alone(lead: tuple[str, list]) -> None:
@@ -81,13 +111,13 @@ def _lead_alone(lead: tuple[str, list]) -> None:
 def movements_together(*, lead: tuple[str, list] | None = None):
     """The movements inside (credits, debits, unfreezes; a reserve's post or void sends
     what came before it first) change their rows in one statement at the end of the
-    block, in their order, which is the lock order (on PostgreSQL; elsewhere each at
-    once), and their ledger rows are written together in one INSERT after
-    (`ledger_rows_together`). A refusal (402) is raised at the end of the block, so the
+    block, in their order, which is the lock order, with their ledger rows (on
+    PostgreSQL; elsewhere each row at once, and the ledger's rows together in one
+    INSERT after, `ledger_rows_together`). A refusal (402) is raised at the end of the block, so the
     block must sit inside the transaction or savepoint that undoes the movements; they
     return None, and nothing in the block may read their rows back. Every shared row
-    of a close is then held for two round trips (the rows, the ledger) instead of one
-    per account.
+    of a close is then held for one round trip (the rows and the ledger's) instead of
+    one per account.
 
     `lead` (PostgreSQL): the writes of rows that come before the balances in the lock
     order (a requisite's load row), as WITH items (the last named `l`) and their

@@ -1,12 +1,15 @@
 """Movements inside `movements_together` (an order's close): on PostgreSQL every
 account's row changes in one statement at the end of the block, in the order the
-movements ran (the lock order), and their ledger rows follow in one INSERT; the
-figures are what one statement per movement gives, and a refusal moves nothing."""
+movements ran (the lock order), and that statement writes their ledger rows too
+(elsewhere they follow in one INSERT); the figures are what one statement per
+movement gives, and a refusal moves nothing."""
 
+import threading
+import time
 from decimal import Decimal
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection, connections, transaction
 from django.test.utils import CaptureQueriesContext
 
 from core.errors import InsufficientFunds
@@ -47,7 +50,7 @@ def _close_like(trader, shop, *, paid: str, unfreeze: str, reference: str):
     balance_credit(terminal_id=shop.pk, amount=Decimal("975.00"), description="Order")
 
 
-def test_a_closes_rows_change_in_one_statement_then_one_insert():
+def test_a_closes_rows_and_its_ledger_rows_are_written_in_one_statement():
     trader = TraderFactory(deposit="1000.00")
     Balance.objects.filter(trader_id=trader.pk).update(available=Decimal("0.00"), frozen=1000)
     shop = TerminalFactory(available="10.00")
@@ -61,9 +64,12 @@ def test_a_closes_rows_change_in_one_statement_then_one_insert():
         assert len(balance_writes) == 1 and balance_writes[0].startswith("WITH c0 AS (UPDATE")
         # each UPDATE reads the one before it: the rows are locked in the movements' order
         assert "(SELECT count(*) FROM c1) >= 0" in balance_writes[0]
+        # the ledger's rows from the changes' RETURNING, in the same statement
+        assert [q for q in statements if "finance_transaction" in q] == balance_writes
+        assert 't AS (INSERT INTO "finance_transaction"' in balance_writes[0]
     else:
         assert len(balance_writes) == 3
-    assert [q.split()[0] for q in statements if "finance_transaction" in q] == ["INSERT"]
+        assert [q.split()[0] for q in statements if "finance_transaction" in q] == ["INSERT"]
     assert _figures(trader_id=trader.pk) == (Decimal("5.00"), Decimal("0.00"))
     assert _figures(terminal=shop) == (Decimal("985.00"), Decimal("0.00"))
     assert _figures(kind="platform", sandbox=False) == (Decimal("20.00"), Decimal("0.00"))
@@ -80,12 +86,15 @@ def test_a_closes_rows_change_in_one_statement_then_one_insert():
 def test_a_refusal_at_the_end_of_the_block_moves_nothing():
     trader = TraderFactory(deposit="100.00")
     shop = TerminalFactory(available="10.00")
+    account_ensure(platform=False)
     before = _figures(trader_id=trader.pk), _figures(terminal=shop)
+    rows = Transaction.objects.count()
     with pytest.raises(InsufficientFunds, match="available 100.00, required 500.00"):
         with transaction.atomic(), together():
             _close_like(trader, shop, paid="500.00", unfreeze="0", reference="y")
     assert (_figures(trader_id=trader.pk), _figures(terminal=shop)) == before
-    assert not Transaction.objects.filter(reference="y").exists()
+    # the platform's and the merchant's changes matched, and wrote their rows: undone too
+    assert Transaction.objects.count() == rows
     assert ledger_check() == []
 
 
@@ -118,4 +127,55 @@ def test_an_accounts_first_movement_in_a_block_makes_its_row():
     assert _figures(kind="platform", sandbox=True) == (Decimal("3.00"), Decimal("0.00"))
     assert _figures(terminal=shop) == (Decimal("4.00"), Decimal("0.00"))
     assert Transaction.objects.get(client_description="c").balance_after == Decimal("3.00")
+    assert ledger_check() == []
+
+
+def _waiting_for_a_lock() -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE wait_event_type = 'Lock' AND datname = current_database()"
+        )
+        return cursor.fetchone()[0] > 0
+
+
+@pytest.mark.skipif(not POSTGRES, reason="rows written in the balances' statement: PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_rows_written_after_waiting_for_a_balance_come_after_the_ones_waited_for():
+    """A close whose statement waits for a balance row another transaction holds
+    stamps its ledger rows after that transaction's: the account's last row is its
+    latest figure."""
+    account_ensure(platform=False)
+    held, errors = threading.Event(), []
+
+    def second():
+        held.wait(10)
+        try:
+            with transaction.atomic(), together():
+                balance_credit(
+                    platform=False, amount=Decimal("2.00"), kind="revenue", description="2"
+                )
+        except Exception as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    waiter = threading.Thread(target=second)
+    waiter.start()
+    with transaction.atomic():
+        Balance.objects.select_for_update().get(kind="platform", sandbox=False)
+        held.set()
+        deadline = time.monotonic() + 10
+        while not _waiting_for_a_lock() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        balance_credit(platform=False, amount=Decimal("1.00"), kind="revenue", description="1")
+    waiter.join(10)
+    assert errors == []
+    total = Balance.objects.get(kind="platform", sandbox=False).total
+    last = Transaction.objects.filter(balance__kind="platform", balance__sandbox=False)
+    last = last.order_by("-created_at", "-id")[:2]
+    assert [(r.client_description, r.balance_after) for r in last] == [
+        ("2", total),
+        ("1", total - 2),
+    ]
     assert ledger_check() == []

@@ -10,8 +10,8 @@ before the platform's before a merchant's. Creation takes the load row before th
 trader's (a Buy's deposit) or the merchant's (a Sell's reserve) row. The balance
 rows are the ones many transactions share (one merchant's orders, one trader's, every
 order's platform row), so they come last, all changed in one statement in that order
-(finance's `movements_together`): they are held from it through the ledger's INSERT
-to COMMIT, not through the whole close (the caller's audit entry is written before
+(finance's `movements_together`, which writes the ledger's rows in it on PostgreSQL):
+they are held from it to COMMIT, not through the whole close (the caller's audit entry is written before
 them: `on_closed`).
 """
 
@@ -163,9 +163,9 @@ def _settle(
     )
     # The balance rows are changed (and locked) together, in the lock order, in one
     # statement once all the movements have run, the load row's move (when it was
-    # handed back) at its head; their ledger rows are written together, in one INSERT,
-    # after it. A burst of closes on one requisite queues on its load row: no Python
-    # and no round trip runs between its lock and the balances'.
+    # handed back) at its head, their ledger rows written by it too. A burst of closes
+    # on one requisite queues on its load row: no Python and no round trip runs between
+    # its lock and the balances', nor between those and the ledger's rows.
     with movements_together(lead=lead):
         _settle_trader(order, status, frozen=frozen)
         _settle_merchant(order, status, credit_description=credit_description)
