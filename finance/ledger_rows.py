@@ -15,6 +15,7 @@ Movements sent together (finance/movements_together.py) write theirs on PostgreS
 the statement that changes their balance rows (`ledger_rows_after`).
 """
 
+import functools
 import threading
 from contextlib import contextmanager
 
@@ -75,26 +76,49 @@ def ledger_rows_after(changes: list[list[tuple[dict, object]]]) -> tuple[str, li
     db = current()
     if db.vendor != "postgresql" or not any(changes):
         return None
-    meta = Transaction._meta
-    quote = db.ops.quote_name
-    fields = meta.local_concrete_fields
-    selects, params = [], []
-    for k, rows in enumerate(changes):
+    shape = tuple(len(rows) for rows in changes)
+    sql = _AFTER.get(shape) or _AFTER.setdefault(shape, _after_sql(shape, db))
+    plain, after = _after_fields()
+    params = []
+    for rows in changes:
         for values, later in rows:
-            row = Transaction(**values)
-            exprs = []
-            for field in fields:
-                if field.attname == "balance_id":
-                    exprs.append(f"c{k}.id")
-                elif field.attname == "created_at":
-                    exprs.append(f"clock_timestamp() + interval '{len(selects)} microseconds'")
-                elif field.attname == "balance_after":
-                    exprs.append(f"ROUND(c{k}.available + c{k}.frozen - %s, 2)")
-                    params.append(field.get_db_prep_save(later, db))
-                else:
-                    exprs.append("%s")
-                    params.append(field.get_db_prep_save(field.pre_save(row, True), db))
-            selects.append(f"SELECT {', '.join(exprs)} FROM c{k}")
-    columns = ", ".join(quote(field.column) for field in fields)
-    union = " UNION ALL ".join(selects)
-    return f"t AS (INSERT INTO {quote(meta.db_table)} ({columns}) {union})", params
+            for field in plain:
+                value = values[field.attname] if field.attname in values else field.get_default()
+                params.append(field.get_db_prep_save(value, db))
+            params.append(after.get_db_prep_save(later, db))
+    return sql, params
+
+
+# The statement of each shape (how many rows each change posts), made once.
+_AFTER: dict = {}
+
+
+@functools.cache
+def _after_fields() -> tuple[list, object]:
+    """The fields written from values (the key's default made for each row), and
+    balance_after's: the rest come from the change (the balance) or the database."""
+    meta = Transaction._meta
+    done = {"balance_id", "balance_after", "created_at"}
+    return [f for f in meta.local_concrete_fields if f.attname not in done], meta.get_field(
+        "balance_after"
+    )
+
+
+def _after_sql(shape: tuple, db) -> str:
+    plain, after = _after_fields()
+    meta, quote = Transaction._meta, db.ops.quote_name
+    named = (meta.get_field("balance"), after, meta.get_field("created_at"))
+    columns = [f.column for f in (*plain, *named)]
+    selects = []
+    for k, count in enumerate(shape):
+        for _ in range(count):
+            values = ["%s"] * len(plain) + [
+                f"c{k}.id",
+                f"ROUND(c{k}.available + c{k}.frozen - %s, 2)",
+                f"clock_timestamp() + interval '{len(selects)} microseconds'",
+            ]
+            selects.append(f"SELECT {', '.join(values)} FROM c{k}")
+    return (
+        f"t AS (INSERT INTO {quote(meta.db_table)}"
+        f" ({', '.join(quote(c) for c in columns)}) {' UNION ALL '.join(selects)})"
+    )
