@@ -113,11 +113,11 @@ def movements_together(*, lead: tuple[str, list] | None = None):
     what came before it first) change their rows in one statement at the end of the
     block, in their order, which is the lock order, with their ledger rows (on
     PostgreSQL; elsewhere each row at once, and the ledger's rows together in one
-    INSERT after, `ledger_rows_together`). A refusal (402) is raised at the end of the block, so the
-    block must sit inside the transaction or savepoint that undoes the movements; they
-    return None, and nothing in the block may read their rows back. Every shared row
-    of a close is then held for one round trip (the rows and the ledger's) instead of
-    one per account.
+    INSERT after, `ledger_rows_together`). A refusal (402) is raised at the end of the
+    block, so the block must sit inside the transaction or savepoint that undoes the
+    movements; they return None, and nothing in the block may read their rows back.
+    Every shared row of a close is then held for one round trip (the rows and the
+    ledger's) instead of one per account.
 
     `lead` (PostgreSQL): the writes of rows that come before the balances in the lock
     order (a requisite's load row), as WITH items (the last named `l`) and their
