@@ -89,7 +89,8 @@ def ledger_rows_after(changes: list[list[tuple[dict, object]]]) -> tuple[str, li
     return sql, params
 
 
-# The statement of each shape (how many rows each change posts), made once.
+# The WITH item of each shape (how many rows each change of a close posts: a handful of
+# shapes), made once.
 _AFTER: dict = {}
 
 
@@ -98,10 +99,9 @@ def _after_fields() -> tuple[list, object]:
     """The fields written from values (the key's default made for each row), and
     balance_after's: the rest come from the change (the balance) or the database."""
     meta = Transaction._meta
-    done = {"balance_id", "balance_after", "created_at"}
-    return [f for f in meta.local_concrete_fields if f.attname not in done], meta.get_field(
-        "balance_after"
-    )
+    elsewhere = {"balance_id", "balance_after", "created_at"}
+    plain = [f for f in meta.local_concrete_fields if f.attname not in elsewhere]
+    return plain, meta.get_field("balance_after")
 
 
 def _after_sql(shape: tuple, db) -> str:
