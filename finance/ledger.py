@@ -31,7 +31,7 @@ from core.errors import InsufficientFunds, InvalidRequest, ServiceError
 from core.money import quantize_money
 
 from .balance_rows import account_filter, account_lock
-from .ledger_rows import ledger_row_write
+from .ledger_rows import Rows, ledger_row_write
 from .models import (
     CREDIT_TYPES,
     DEBIT_TYPES,
@@ -65,9 +65,7 @@ def _then(credit: "Credit | None") -> Decimal:
     return credit.amount
 
 
-def _rows(
-    first: dict, then: "Credit | None", reference: str, actor: str
-) -> list[tuple[dict, Decimal]]:
+def _rows(first: dict, then: "Credit | None", reference: str, actor: str) -> Rows:
     """The movement's ledger rows (`first`, then the following credit's), each with
     what of the account's total after the change came after it: the credit's amount
     for the first row, nothing for the credit's own."""
@@ -282,6 +280,7 @@ def balance_unfreeze(*, trader_id, amount: Decimal) -> None:
         lookup,
         made_on_first_use=False,
         refused=refused,
+        rows=[],  # nothing is posted
         available=amount,
         frozen=-amount,
         only_if=("ROUND(frozen - %s, 2) >= 0", [amount]),

@@ -18,6 +18,7 @@ the statement that changes their balance rows (`ledger_rows_after`).
 import functools
 import threading
 from contextlib import contextmanager
+from decimal import Decimal
 
 from django.db import connection
 
@@ -27,6 +28,10 @@ from core.prepared import current
 from .models import Transaction
 
 _GATHERED = threading.local()
+
+# A movement's ledger rows: each row's fields but its balance and balance_after, and
+# what of the account's total after the change came after the row (finance/ledger.py).
+Rows = list[tuple[dict, Decimal]]
 
 
 def ledger_row_write(**fields) -> Transaction:
@@ -59,7 +64,7 @@ def ledger_rows_together():
         _GATHERED.rows = None
 
 
-def ledger_rows_after(changes: list[list[tuple[dict, object]]]) -> tuple[str, list] | None:
+def ledger_rows_after(changes: list[Rows]) -> tuple[str, list] | None:
     """On PostgreSQL, the ledger's rows of balance changes made in one statement, where
     the k-th change is the WITH item `c{k}` returning the row's id, available and
     frozen (finance.balance_rows.rows_change_together): a WITH item that inserts

@@ -13,23 +13,17 @@ import threading
 from collections.abc import Callable
 from contextlib import contextmanager
 from dataclasses import dataclass
-from decimal import Decimal
 
 from django.db import connection
 
 from core.prepared import prepared_cursor
 
 from .balance_rows import row_change_made, rows_change_together
-from .ledger_rows import ledger_row_write, ledger_rows_after, ledger_rows_together
+from .ledger_rows import Rows, ledger_row_write, ledger_rows_after, ledger_rows_together
 
 # Inside `movements_together` on PostgreSQL: the row changes of the movements run so
 # far, not sent yet.
 _QUEUED = threading.local()
-
-
-# A movement's ledger rows: each row's fields but its balance and balance_after, and
-# what of the account's total after the change came after the row (finance/ledger.py).
-Rows = list[tuple[dict, Decimal]]
 
 
 @dataclass
@@ -41,9 +35,7 @@ class _Queued:
     rows: Rows
 
 
-def row_moved(
-    lookup: dict, *, made_on_first_use: bool, refused: Callable, rows: Rows = (), **change
-):
+def row_moved(lookup: dict, *, made_on_first_use: bool, refused: Callable, rows: Rows, **change):
     """A movement's change of its account's row (`row_change_made`) and its ledger
     `rows`, or the exception `refused()` gives when the change matched no row: at once
     (the first ledger row back), or inside `movements_together` (None then) with the
@@ -54,7 +46,7 @@ def row_moved(
         return _posted(changed, rows, refused)
     if any(other.lookup == lookup for other in queued):
         send_queued()  # one statement changes a row once
-    _QUEUED.changes.append(_Queued(lookup, made_on_first_use, change, refused, list(rows)))
+    _QUEUED.changes.append(_Queued(lookup, made_on_first_use, change, refused, rows))
     return None
 
 

@@ -11,8 +11,8 @@ trader's (a Buy's deposit) or the merchant's (a Sell's reserve) row. The balance
 rows are the ones many transactions share (one merchant's orders, one trader's, every
 order's platform row), so they come last, all changed in one statement in that order
 (finance's `movements_together`, which writes the ledger's rows in it on PostgreSQL):
-they are held from it to COMMIT, not through the whole close (the caller's audit entry is written before
-them: `on_closed`).
+they are held from it to COMMIT, not through the whole close (the caller's audit entry
+is written before them: `on_closed`).
 """
 
 from collections.abc import Callable
