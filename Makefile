@@ -64,16 +64,21 @@ run: venv messages
 	@mkdir -p "$$PROMETHEUS_MULTIPROC_DIR" && find "$$PROMETHEUS_MULTIPROC_DIR" -maxdepth 1 -name '*.db' -delete
 	$(VENV)/bin/honcho start -f Procfile.dev
 
+# The suite runs in parallel (pytest-xdist), a worker per core up to four: each worker
+# has its own test database and its own cache keys (paymentsvc/test_settings.py), and
+# the servers a test starts take free ports. TEST_WORKERS=0 runs it in this process.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 2); [ $$n -gt 4 ] && n=4; echo $$n)
+
 test: dev-venv browser messages proxy-server
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # The same suite on one database: SQLite (DATABASE_URL unset) or PostgreSQL (DATABASE_URL).
 test-sqlite: dev-venv browser messages proxy-server
-	env -u DATABASE_URL $(PY) -m pytest -q $(PYTEST_ARGS)
+	env -u DATABASE_URL $(PY) -m pytest -q -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 test-postgres: dev-venv browser messages proxy-server
 	@case "$$DATABASE_URL" in postgres*) ;; *) echo "test-postgres: set DATABASE_URL=postgres://..."; exit 2;; esac
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(TEST_WORKERS) $(PYTEST_ARGS)
 
 # The deploy check sees production settings as a deploy sets them: DEBUG off, a secret
 # of production length, a real host name.

@@ -321,10 +321,11 @@ else:
         "socket_connect_timeout": 2,
         "socket_timeout": 5,
         "health_check_interval": 25,
-        # An unacknowledged message (its worker died) is handed out again after this
-        # long. Longer than any task may run (no task uses countdown/eta); the webhook
-        # sweep gets there first anyway.
+        # An unacknowledged message (its worker died) is handed out again after this long:
+        # longer than any task may run (none uses countdown/eta); the sweep comes first.
         "visibility_timeout": 3600,
+        # Before every key: queues apart for processes sharing one database (parallel tests).
+        "global_keyprefix": env.str("CELERY_BROKER_KEY_PREFIX", default=""),
     }
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True

@@ -3,7 +3,10 @@
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -62,3 +65,35 @@ def test_django_start_up_makes_the_directories(tmp_path):
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "state" / "broker" / "queue").is_dir()
     assert (tmp_path / "state" / "broker" / "processed").is_dir()
+
+
+def test_a_broker_key_prefix_starts_every_key_the_broker_writes(tmp_path):
+    """Two sets of processes on one Redis database (the suite's parallel workers) keep
+    their queues apart: a message sent under CELERY_BROKER_KEY_PREFIX lands in the
+    prefixed queue only."""
+    broker = os.environ.get("CELERY_BROKER_URL", "")
+    if not broker.startswith(("redis://", "rediss://")):
+        pytest.skip("needs CELERY_BROKER_URL=redis://…")
+    import redis
+
+    prefix = f"prefix-test-{uuid.uuid4().hex[:12]}:"
+    code = (
+        "import django; django.setup(); from paymentsvc.celery import app; "
+        "app.send_task('prefix-test.nothing', queue='prefix-test-queue')"
+    )
+    environ = clean_environment(
+        ENV_FILE=str(tmp_path / "none"),
+        VAR_DIR=str(tmp_path / "state"),
+        CELERY_BROKER_URL=broker,
+        CELERY_BROKER_KEY_PREFIX=prefix,
+    )
+    client = redis.Redis.from_url(broker)
+    try:
+        result = subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env=environ, capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stderr
+        assert client.llen(f"{prefix}prefix-test-queue") == 1
+        assert client.llen("prefix-test-queue") == 0
+    finally:
+        client.delete(*client.keys(f"{prefix}*") or [f"{prefix}none"])

@@ -22,8 +22,19 @@ ROOT = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 PROXY_CONF = ROOT / "deploy" / "nginx" / "paymentsvc.conf"
+
+
+def worker_ports(first: int, count: int) -> range:
+    """`count` ports from `first`, moved up by `count` for each parallel test worker
+    before this one (pytest-xdist's gw0, gw1, ...): two workers never probe the same
+    port, so neither can take one the other has found free and not yet bound."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")[2:]
+    start = first + (int(worker) if worker.isdigit() else 0) * count
+    return range(start, start + count)
+
+
 # The ports these tests may take (and a private instance's, further up).
-PORTS = range(int(os.environ.get("RELIABILITY_PORT_FROM", 18190)), 18200)
+PORTS = worker_ports(int(os.environ.get("RELIABILITY_PORT_FROM", 18190)), 10)
 
 
 def free_port(ports=PORTS) -> int:
@@ -163,8 +174,8 @@ def nginx_available() -> bool:
 
 
 PG_BIN = Path(os.environ.get("PG_BIN", "/usr/lib/postgresql/15/bin"))
-PRIVATE_PG_PORTS = range(25432, 25440)
-PRIVATE_REDIS_PORTS = range(26379, 26390)
+PRIVATE_PG_PORTS = worker_ports(25432, 8)
+PRIVATE_REDIS_PORTS = worker_ports(26379, 11)
 
 
 def _as_postgres(command: list[str]) -> list[str]:

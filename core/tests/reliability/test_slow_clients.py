@@ -88,7 +88,7 @@ def gunicorn(tmp_path):
 
 @pytest.fixture
 def proxy(gunicorn, tmp_path):
-    port = stack.free_port(range(gunicorn + 1, 18200))
+    port = stack.free_port(range(gunicorn + 1, stack.PORTS.stop))
     process = stack.start_nginx(port=port, upstream=f"127.0.0.1:{gunicorn}", workdir=tmp_path)
     yield port
     stack.stop(process)
