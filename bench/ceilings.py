@@ -66,7 +66,7 @@ def metrics_cost(method_id: str) -> dict:
                 "ping off": lambda s: run(ping, 16, s, base=SECOND),
             },
             SECONDS * 2,
-            rounds=4,
+            rounds=6,
         )
     finally:
         for server in servers:

@@ -67,6 +67,8 @@ def merge(parts: list[dict]) -> dict:
         "p99": latencies[max(int(len(latencies) * 0.99) - 1, 0)] * 1000,
         "n": n,
         "errors": sum(p["errors"] for p in parts),
+        # each slice's own throughput, in the order taken: paired_ratio's rounds
+        "rounds": [p["rps"] for p in parts],
     }
 
 
@@ -82,6 +84,13 @@ def alternate(points: dict, seconds=SECONDS, rounds=3) -> dict[str, dict]:
         for name, point in order if k % 2 == 0 else order[::-1]:
             slices[name].append(point(seconds / rounds))
     return {name: merge(parts) for name, parts in slices.items()}
+
+
+def paired_ratio(first: dict, second: dict) -> float:
+    """second / first as the median of the rounds' own ratios (merged results of one
+    `alternate`, whose slices of a round ran one right after the other): a stall of the
+    machine that lands on one slice sways one round's ratio, not the whole point's."""
+    return statistics.median(b / a for a, b in zip(first["rounds"], second["rounds"], strict=True))
 
 
 def side_by_side(target, baseline, concurrency, seconds=SECONDS, rounds=3) -> tuple[dict, dict]:
