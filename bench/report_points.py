@@ -116,7 +116,7 @@ def metrics_section(r: dict, goals: list) -> list[str]:
         "|---|---|---|---|---|",
     ]
     for name, (on, off) in r["metrics"].items():
-        ratio = paired_ratio(on, off) if "rounds" in on else off["rps"] / on["rps"]
+        ratio = paired_ratio(on, off)
         goal = f"{name}: metrics off / on ≤ 1.05"
         out.append(
             compared(

@@ -7,6 +7,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+import redis
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,8 +75,6 @@ def test_a_broker_key_prefix_starts_every_key_the_broker_writes(tmp_path):
     broker = os.environ.get("CELERY_BROKER_URL", "")
     if not broker.startswith(("redis://", "rediss://")):
         pytest.skip("needs CELERY_BROKER_URL=redis://…")
-    import redis
-
     prefix = f"prefix-test-{uuid.uuid4().hex[:12]}:"
     code = (
         "import django; django.setup(); from paymentsvc.celery import app; "
@@ -96,4 +95,5 @@ def test_a_broker_key_prefix_starts_every_key_the_broker_writes(tmp_path):
         assert client.llen(f"{prefix}prefix-test-queue") == 1
         assert client.llen("prefix-test-queue") == 0
     finally:
-        client.delete(*client.keys(f"{prefix}*") or [f"{prefix}none"])
+        for key in client.scan_iter(match=f"{prefix}*"):
+            client.delete(key)
