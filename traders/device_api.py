@@ -103,7 +103,7 @@ HeartbeatEnvelope = inline_serializer(
 )
 
 
-def render_notification(notification: BankNotification, *, status: str) -> dict:
+def render_notification(notification: BankNotification, *, status: str, order_id) -> dict:
     return {
         "id": notification.external_id,
         "status": status,
@@ -112,7 +112,7 @@ def render_notification(notification: BankNotification, *, status: str) -> dict:
             "direction": notification.direction,
             "bank": notification.bank,
         },
-        "order_id": None if notification.order_id is None else str(notification.order_id),
+        "order_id": None if order_id is None else str(order_id),
     }
 
 
@@ -142,7 +142,10 @@ class NotificationView(DeviceAPIView):
             received_at=data["received_at"],
         )
         status = "duplicate" if received.duplicate else received.notification.status
-        return Response(ok(notification=render_notification(received.notification, status=status)))
+        shown = render_notification(
+            received.notification, status=status, order_id=received.order_id
+        )
+        return Response(ok(notification=shown))
 
 
 class HeartbeatView(DeviceAPIView):

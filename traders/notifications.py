@@ -47,6 +47,14 @@ class Received:
     notification: BankNotification
     duplicate: bool
 
+    @property
+    def order_id(self):
+        """The order the answer names: for a duplicate, the first answer's, and a
+        notification attached to an order later was first answered without one."""
+        if self.duplicate and self.notification.attached_by:
+            return None
+        return self.notification.order_id
+
 
 def device_actor(device: Device) -> str:
     return f"device:{device.pk}"

@@ -12,6 +12,7 @@ from orders.tests.clock import orders_age
 from orders.tests.factories import RequisiteFactory, TraderFactory, sell_order
 from traders.devices import device_add
 from traders.models import BankNotification
+from traders.notifications import notification_attach
 
 from .setup import SBER, ground, sber_sms, send
 
@@ -111,6 +112,20 @@ def test_a_duplicate_does_nothing_again_even_when_a_new_order_has_the_amount(g):
     assert (again["status"], again["order_id"]) == ("duplicate", None)
     order.refresh_from_db()
     assert order.status == "Pending"
+
+
+def test_a_duplicate_of_one_attached_since_still_gives_the_first_answer(g):
+    """The trader attached the unmatched notification to an order afterwards: a retry
+    of the same id still answers as the first time (no order), and changes nothing."""
+    first = send(g.token, text=sber_sms("1500")).json()["notification"]
+    assert (first["status"], first["order_id"]) == ("unmatched", None)
+    order = g.buy("1500.00")
+    notification_attach(
+        notification=BankNotification.objects.get(), order_id=order.pk, actor="trader:t"
+    )
+    again = send(g.token, text=sber_sms("1500")).json()["notification"]
+    assert again == {**first, "status": "duplicate"}
+    assert BankNotification.objects.get().order_id == order.pk
 
 
 def test_another_device_may_use_the_same_id(g):
