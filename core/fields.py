@@ -28,6 +28,15 @@ class HttpUrlField(serializers.CharField):
         return validate_http_url(value, max_length=self.url_max_length)
 
 
+class FormUrlField(HttpUrlField):
+    """A payment form's redirect, support or return link: api.md says "When empty, no
+    redirect" (no button, not displayed), so an empty string is taken as none is."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("allow_blank", True)
+        super().__init__(**kwargs)
+
+
 AMOUNT_DESCRIPTION = (
     "Decimal greater than zero with at most two places and at most twelve digits before "
     "the point. Refused amounts say why: " + "; ".join(f'"{m}"' for m in AMOUNT_MESSAGES.values())

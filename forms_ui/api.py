@@ -4,7 +4,7 @@ from rest_framework.response import Response
 
 from core.api import TerminalAPIView, page_query, parse_query
 from core.client_address import client_ip
-from core.fields import AmountField, ClientOrderIdField, HttpUrlField, TrimmedTextField
+from core.fields import AmountField, ClientOrderIdField, FormUrlField, TrimmedTextField
 from core.idempotency import idempotent
 from core.pagination import paginate
 from core.schema import any_case_pattern, page_schema
@@ -61,9 +61,9 @@ class FormOrderDataIn(serializers.Serializer):
 
 class FormCreateIn(serializers.Serializer):
     order_data = FormOrderDataIn()
-    redirect_url = HttpUrlField()
-    support_url = HttpUrlField()
-    return_url = HttpUrlField()
+    redirect_url = FormUrlField()
+    support_url = FormUrlField()
+    return_url = FormUrlField()
 
 
 class FormOrderDataOut(serializers.Serializer):

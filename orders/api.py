@@ -1,4 +1,4 @@
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from django.conf import settings
 from django.utils import timezone
@@ -20,6 +20,7 @@ from core.client_address import client_ip
 from core.fields import (
     AmountField,
     ClientOrderIdField,
+    FormUrlField,
     HttpUrlField,
     TrimmedTextField,
 )
@@ -36,15 +37,6 @@ from .render import (
     render_order,
     render_rows,
 )
-
-
-def _day_before(moment: datetime) -> datetime:
-    """The default start of the list's window; an end_date in year 1 has no day before."""
-    try:
-        return moment - timedelta(hours=24)
-    except OverflowError:
-        return datetime.min.replace(tzinfo=UTC)
-
 
 # --- Merchant API -----------------------------------------------------------------------
 
@@ -68,9 +60,9 @@ class OrderCreateIn(KeptFieldsSerializer):
     user_id = TrimmedTextField(required=False, allow_null=True, max_length=255)
     webhook_url = HttpUrlField(url_max_length=WEBHOOK_URL_MAX_LENGTH)
     unique_amount = serializers.BooleanField(required=False, allow_null=True, default=False)
-    redirect_url = HttpUrlField()
-    support_url = HttpUrlField()
-    return_url = HttpUrlField()
+    redirect_url = FormUrlField()
+    support_url = FormUrlField()
+    return_url = FormUrlField()
     customer_bank = serializers.CharField(required=False, allow_null=True, max_length=30)
 
     def validate_webhook_url(self, value):
@@ -292,7 +284,11 @@ class OrderCollectionView(TerminalAPIView):
         q = parse_query(OrderListQuery, request)
         now = timezone.now()
         end = q.get("end_date") or now
-        start = q.get("start_date") or _day_before(end)
+        start = q.get("start_date")
+        if start is None:
+            # api.md: 24 hours before now, whatever end_date says; an end_date before
+            # that leaves the window empty (no start_date was sent to refuse).
+            start = min(now - timedelta(hours=24), end)
         period_check(start, end)
         filters = dict(
             terminal=self.terminal,

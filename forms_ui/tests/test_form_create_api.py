@@ -48,6 +48,19 @@ def test_create_without_button_offers_method_choice(shop, world, settings):
     assert Order.objects.count() == 0
 
 
+def test_empty_links_are_no_links(shop, world):
+    """api.md: "When empty, no redirect" (no support button, not displayed): an empty
+    string is taken, echoed, and the page shows none of the three."""
+    links = {"redirect_url": "", "support_url": "", "return_url": ""}
+    response = shop.post(URL, {**body(), **links})
+    assert response.status_code == 201, response.content
+    form = response.json()["form_data"]
+    assert {name: form[name] for name in links} == links
+    html = shop.get(f"/form/?session_id={form['session_id']}").content.decode()
+    assert 'data-testid="countdown"' not in html
+    assert 'data-testid="return-link"' not in html and 'data-testid="support-link"' not in html
+
+
 @pytest.mark.parametrize("button", ["SberPay", "sberpay", "SBERPAY"])
 def test_create_with_button_finds_requisites_at_once(shop, world, button):
     response = shop.post(URL, body(button_name=button))

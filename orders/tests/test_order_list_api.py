@@ -94,6 +94,16 @@ def test_end_date_in_the_first_day_of_the_calendar_is_an_empty_page(shop, world)
     assert response.json()["orders"]["items"] == []
 
 
+def test_without_start_date_the_window_opens_24_hours_before_now(shop, world):
+    """api.md: start_date defaults to 24 hours before now, also beside an end_date."""
+    [made] = create_many(shop, world, 1)
+    later = (timezone.now() + timedelta(days=3)).isoformat()
+    page = shop.get(URL, {"end_date": later}).json()["orders"]
+    assert [o["id"] for o in page["items"]] == [made]
+    old = shop.get(URL, {"end_date": "2020-01-01T00:00:00Z"})
+    assert old.status_code == 200 and old.json()["orders"]["items"] == []
+
+
 def test_size_100_is_allowed(shop, world):
     assert shop.get(URL, {"size": 100}).status_code == 200
 
