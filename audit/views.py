@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 
 from core.csv_stream import csv_lines, csv_response
 
-from .models import ActorKind
+from .models import ACTION_LABELS, ActorKind
 from .selectors import FILTERS, audit_entries
 from .services import audit_record
 
@@ -53,6 +53,7 @@ def audit_log(request):
         "page": page,
         "filters": {name: request.GET.get(name, "") for name in FILTERS},
         "actor_kinds": ActorKind.choices,
+        "actions": [(code, str(label)) for code, label in ACTION_LABELS.items()],
         "errors": errors,
         "query": query.urlencode(),
     }

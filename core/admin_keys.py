@@ -2,6 +2,12 @@ from django.contrib import admin, messages
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from .admin_site import operator_note
+
+# A key issued from its owner's page: its name, and the note in the owner's history.
+ISSUED_BY = _("issued by %(user)s")
+ISSUED = _("Issued API key %(prefix)s…")
+
 
 class KeyInline(admin.TabularInline):
     """API keys beside their owner: listed, never typed in or shown (only a prefix)."""
@@ -51,7 +57,7 @@ class KeyAdmin(admin.ModelAdmin):
         revoked = 0
         for key in queryset.filter(revoked_at__isnull=True):
             self.revoke_key(key=key)
-            self.log_change(request, key, "Revoked")
+            self.log_change(request, key, operator_note(_("Revoked")))
             revoked += 1
         messages.success(
             request, ngettext("Revoked %d key.", "Revoked %d keys.", revoked) % revoked

@@ -25,6 +25,14 @@ def operator_zone(name: str) -> zoneinfo.ZoneInfo:
     return zoneinfo.ZoneInfo(name)
 
 
+def operator_note(text, **values) -> str:
+    """`text` (a lazy translation, with `%(name)s` for `values`) in the operators'
+    language: a note kept in an object's history, and with it in the audit log, is read
+    later by every operator, whatever language the one who acted had chosen."""
+    with translation.override(settings.OPERATOR_LANGUAGE):
+        return str(text) % values if values else str(text)
+
+
 def operator_language(request) -> str:
     """The language the operator chose (the header's switch sets Django's language
     cookie), else the operators' default: not the browser's, so a new operator's

@@ -11,6 +11,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from core.admin_pages import operator_money, operator_time, short_id, uuid_prefix
+from core.admin_site import operator_note
 from core.errors import ServiceError
 from core.files import private_file_response
 from finance.models import Balance
@@ -318,7 +319,7 @@ class DisputeAdmin(admin.ModelAdmin):
     def reject(self, request, queryset):
         return self._start(request, queryset, "reject")
 
-    LOGGED = {"accept": "Accepted: {comment}", "reject": "Rejected: {comment}"}
+    LOGGED = {"accept": _("Accepted: %(comment)s"), "reject": _("Rejected: %(comment)s")}
     TITLES = {
         "accept": lambda n: ngettext("Accept %d dispute", "Accept %d disputes", n),
         "reject": lambda n: ngettext("Reject %d dispute", "Reject %d disputes", n),
@@ -350,7 +351,7 @@ class DisputeAdmin(admin.ModelAdmin):
                     self.log_change(
                         request,
                         dispute,
-                        self.LOGGED[decision].format(comment=form.cleaned_data["comment"]),
+                        operator_note(self.LOGGED[decision], comment=form.cleaned_data["comment"]),
                     )
                     done += 1
                 except ServiceError as exc:

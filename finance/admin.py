@@ -6,7 +6,8 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from core.admin_keys import KeyAdmin, KeyInline
+from core.admin_keys import ISSUED, ISSUED_BY, KeyAdmin, KeyInline
+from core.admin_site import operator_note
 from core.errors import ServiceError
 
 from . import services
@@ -18,6 +19,7 @@ from .admin_forms import (
     TerminalForm,
     TerminalMethodFormSet,
 )
+from .descriptions import shown_description
 from .models import (
     ApiKey,
     Balance,
@@ -137,9 +139,9 @@ class TerminalAdmin(admin.ModelAdmin):
     def generate_api_key(self, request, queryset):
         for terminal in queryset:
             key, raw = services.api_key_issue(
-                terminal=terminal, name=f"issued by {request.user.get_username()}"
+                terminal=terminal, name=operator_note(ISSUED_BY, user=request.user.get_username())
             )
-            self.log_change(request, terminal, f"Issued API key {key.key_prefix}…")
+            self.log_change(request, terminal, operator_note(ISSUED, prefix=key.key_prefix))
             messages.warning(
                 request,
                 gettext("New key for {name}: {key} — copy it now, it is not shown again.").format(
@@ -153,7 +155,9 @@ class TerminalAdmin(admin.ModelAdmin):
     def rotate_webhook_secret(self, request, queryset):
         for terminal in queryset:
             secret = services.terminal_webhook_secret_rotate(terminal=terminal)
-            self.log_change(request, terminal, "Rotated the webhook signing secret")
+            self.log_change(
+                request, terminal, operator_note(_("Rotated the webhook signing secret"))
+            )
             messages.warning(
                 request,
                 gettext(
@@ -276,7 +280,11 @@ class BalanceAdmin(admin.ModelAdmin):
                 self.log_change(
                     request,
                     balance,
-                    f"Adjusted by {form.cleaned_data['amount']}: {form.cleaned_data['comment']}",
+                    operator_note(
+                        _("Adjusted by %(amount)s: %(comment)s"),
+                        amount=form.cleaned_data["amount"],
+                        comment=form.cleaned_data["comment"],
+                    ),
                 )
                 messages.success(
                     request, gettext("Balance adjusted; the ledger has a new transaction.")
@@ -301,13 +309,25 @@ class TransactionAdmin(ReadOnlyAdmin):
         "transaction_type",
         "amount",
         "balance_after",
-        "client_description",
+        "description",
         "reference",
         "created_by",
     ]
     list_filter = ["transaction_type", "balance__terminal"]
     search_fields = ["id", "reference", "client_description"]
     date_hierarchy = "created_at"
+    readonly_fields = ["description"]
+
+    def get_fields(self, request, obj=None):
+        # the words where the stored text would be (readonly_fields would add them last)
+        fields = [f for f in super().get_fields(request, obj) if f != "description"]
+        return ["description" if f == "client_description" else f for f in fields]
+
+    @admin.display(description=_("client description"), ordering="client_description")
+    def description(self, obj):
+        """The service's own words in the page's language (the row keeps them as the
+        API gives them)."""
+        return shown_description(obj.client_description)
 
 
 @admin.register(Reserve)

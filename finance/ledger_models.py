@@ -74,7 +74,7 @@ class Balance(models.Model):
         return self.available + self.frozen
 
     def __str__(self):
-        owner = self.terminal if self.kind == AccountKind.TERMINAL else self.kind
+        owner = self.terminal if self.kind == AccountKind.TERMINAL else self.get_kind_display()
         return gettext("{terminal}: {available} available, {frozen} frozen").format(
             terminal=owner, available=self.available, frozen=self.frozen
         )
@@ -125,7 +125,7 @@ class Transaction(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.transaction_type} {self.amount}"
+        return f"{self.get_transaction_type_display()} {self.amount}"
 
 
 class Reserve(models.Model):
@@ -155,4 +155,6 @@ class Reserve(models.Model):
         ]
 
     def __str__(self):
-        return gettext("Reserve {amount} ({state})").format(amount=self.amount, state=self.state)
+        return gettext("Reserve {amount} ({state})").format(
+            amount=self.amount, state=self.get_state_display()
+        )

@@ -10,8 +10,9 @@ from django.utils.translation import gettext, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from audit.models import ActorKind
-from audit.services import audit_record
+from audit.services import actor_parts, audit_record
 from core.admin_pages import ReadOnlyPageMixin, short_id
+from core.admin_site import operator_note
 from core.errors import ServiceError
 from core.formats import parse_uuid
 from webhooks.admin import order_history
@@ -71,7 +72,18 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
     show_full_result_count = False
 
     def get_readonly_fields(self, request, obj=None):
-        return ["operator_actions", *(f.name for f in self.model._meta.fields), "history"]
+        fields = [
+            "closed_by_shown" if f.name == "closed_by" else f.name for f in self.model._meta.fields
+        ]
+        return ["operator_actions", *fields, "history"]
+
+    @admin.display(description=_("closed by"))
+    def closed_by_shown(self, obj):
+        """Who closed the order, the kind in words ("operator:anna": оператор anna)."""
+        if not obj.closed_by:
+            return "-"
+        kind, ident = actor_parts(obj.closed_by)
+        return f"{ActorKind(kind).label} {ident}".strip()
 
     @admin.display(description=_("id"), ordering="id")
     def order_id(self, obj):
@@ -209,6 +221,10 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
         }
         return TemplateResponse(request, "admin/orders/order/action_confirmation.html", context)
 
+    NOTES = {
+        "Completed": _("Completed through the admin"),
+        "Cancelled": _("Cancelled through the admin"),
+    }
     DONE = {
         "Completed": lambda n: ngettext("Completed %d order.", "Completed %d orders.", n),
         "Cancelled": lambda n: ngettext("Cancelled %d order.", "Cancelled %d orders.", n),
@@ -228,7 +244,7 @@ class OrderAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
                     action="order.confirm" if verb == "Completed" else "order.cancel",
                     request=request,
                 )
-                self.log_change(request, order, f"{verb} through the admin")
+                self.log_change(request, order, operator_note(self.NOTES[verb]))
                 done += 1
             except ServiceError as exc:
                 messages.error(request, f"{order.pk}: {exc.message}")

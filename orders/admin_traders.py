@@ -9,8 +9,9 @@ from django.utils.html import format_html
 from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from core.admin_keys import KeyAdmin, KeyInline
+from core.admin_keys import ISSUED, ISSUED_BY, KeyAdmin, KeyInline
 from core.admin_pages import operator_money, operator_share
+from core.admin_site import operator_note
 from core.db import DbNow
 from core.errors import ServiceError
 from finance.accounts import normalize_account
@@ -182,9 +183,9 @@ class TraderAdmin(admin.ModelAdmin):
     def generate_api_key(self, request, queryset):
         for trader in queryset:
             key, raw = services.trader_key_issue(
-                trader=trader, name=f"issued by {request.user.get_username()}"
+                trader=trader, name=operator_note(ISSUED_BY, user=request.user.get_username())
             )
-            self.log_change(request, trader, f"Issued API key {key.key_prefix}…")
+            self.log_change(request, trader, operator_note(ISSUED, prefix=key.key_prefix))
             messages.warning(
                 request,
                 gettext("New key for {name}: {key} — copy it now, it is not shown again.").format(
@@ -201,7 +202,7 @@ class TraderAdmin(admin.ModelAdmin):
             api_key_revoke(key=key)
             count += 1
         for trader in queryset:
-            self.log_change(request, trader, "Revoked every API key")
+            self.log_change(request, trader, operator_note(_("Revoked every API key")))
         messages.success(request, ngettext("Revoked %d key.", "Revoked %d keys.", count) % count)
 
 
@@ -231,7 +232,7 @@ class RequisiteAdmin(admin.ModelAdmin):
     def _switch(self, request, queryset, *, on: bool, verb: str):
         for requisite in queryset:
             requisite_switch(requisite_id=requisite.pk, on=on, by_operator=True)
-            self.log_change(request, requisite, verb)
+            self.log_change(request, requisite, operator_note(verb))
         messages.success(
             request,
             _("%(verb)s: %(count)d requisite(s).") % {"verb": verb, "count": queryset.count()},

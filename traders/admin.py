@@ -11,6 +11,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
+from core.admin_site import operator_note
 from core.errors import ServiceError
 from core.keys import generate_key
 from orders.models import Requisite, Trader
@@ -53,6 +54,14 @@ class DeviceAdmin(admin.ModelAdmin):
     readonly_fields = ["token_prefix", "online", "last_seen_at", "created_at", "revoked_at"]
     actions = ["remove_devices"]
 
+    def formfield_for_manytomany(self, db_field, request, **kwargs):
+        # Django's own hint is about holding down Control in a plain list, which the
+        # two-list picker replaces; this one says what the choice means.
+        field = super().formfield_for_manytomany(db_field, request, **kwargs)
+        if db_field.name == "requisites":
+            field.help_text = _("The requisites whose bank notifications this device forwards.")
+        return field
+
     def get_readonly_fields(self, request, obj=None):
         # A device never moves to another trader.
         return [*self.readonly_fields, "trader"] if obj else self.readonly_fields
@@ -86,7 +95,7 @@ class DeviceAdmin(admin.ModelAdmin):
         removed = 0
         for device in queryset.filter(revoked_at__isnull=True):
             devices.device_remove(device=device)
-            self.log_change(request, device, "Removed")
+            self.log_change(request, device, operator_note(_("Removed")))
             removed += 1
         messages.success(request, _("Removed %(n)d device(s).") % {"n": removed})
 
@@ -173,7 +182,9 @@ class BankNotificationAdmin(admin.ModelAdmin):
             except ServiceError as exc:
                 form.add_error("order_id", exc.message)
             else:
-                self.log_change(request, notification, f"Attached to order {order.pk}")
+                self.log_change(
+                    request, notification, operator_note(_("Attached to order %(id)s"), id=order.pk)
+                )
                 messages.success(request, _("The order is completed."))
                 return redirect(back)
         context = {

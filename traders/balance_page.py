@@ -1,7 +1,6 @@
 """The cabinet's balance page: the working deposit exactly as `GET
 /api/v1/trader/balance` gives it, then the ledger, newest first, in Russian."""
 
-import re
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -9,6 +8,7 @@ from django.core.paginator import Paginator
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from finance.descriptions import shown_description
 from finance.models import Transaction
 
 from .access import cabinet_page, trader_required
@@ -25,25 +25,6 @@ def _type_names() -> dict:
         "order_sell": _("Payout made (credit)"),
         "reward": _("Reward"),
     }
-
-
-# What the service itself writes on a trader's ledger, and its words in the cabinet.
-_WRITTEN = [
-    (re.compile(r"^Initial deposit$"), lambda m: _("Initial deposit")),
-    (re.compile(r"^Buy (.+)$"), lambda m: _("Payment on order %(order)s") % {"order": m[1]}),
-    (re.compile(r"^Sell (.+)$"), lambda m: _("Payout on order %(order)s") % {"order": m[1]}),
-    (re.compile(r"^Reward (.+)$"), lambda m: _("Reward for order %(order)s") % {"order": m[1]}),
-]
-
-
-def shown_description(text: str) -> str:
-    """The service's own descriptions in the page's language; what people typed (a
-    settlement's comment) stays as it is."""
-    for pattern, words in _WRITTEN:
-        match = pattern.match(text or "")
-        if match:
-            return words(match)
-    return text
 
 
 @require_GET

@@ -17,6 +17,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from core.admin_pages import ReadOnlyPageMixin, operator_time, short_id
+from core.admin_site import operator_note
 from core.formats import parse_uuid
 
 from . import services
@@ -150,10 +151,15 @@ def order_history(*, order_id, back: str) -> str:
     )
 
 
-def _resend(request, deliveries) -> None:
+RESENT = _("Resent through the admin")
+
+
+def _resend(model_admin, request, deliveries) -> None:
+    """Each delivery queued to send now, and noted in its history (and the audit log)."""
     count = 0
     for delivery in deliveries:
         services.delivery_resend(delivery=delivery)
+        model_admin.log_change(request, delivery, operator_note(RESENT))
         count += 1
     messages.success(
         request,
@@ -215,7 +221,7 @@ class WebhookEventAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
 
     @admin.display(description=_("deliveries"))
     def delivery_states(self, obj):
-        return ", ".join(d.state for d in obj.deliveries.all()) or "-"
+        return ", ".join(str(d.get_state_display()) for d in obj.deliveries.all()) or "-"
 
     @admin.display(description=_("body (as signed and sent, shown indented)"))
     def pretty_body(self, obj):
@@ -262,7 +268,7 @@ class WebhookEventAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
         description=_("Resend every delivery of the selected events now"), permissions=["change"]
     )
     def resend(self, request, queryset):
-        _resend(request, WebhookDelivery.objects.filter(event__in=queryset).order_by("pk"))
+        _resend(self, request, WebhookDelivery.objects.filter(event__in=queryset).order_by("pk"))
 
 
 class AttemptInline(admin.TabularInline):
@@ -346,7 +352,7 @@ class WebhookDeliveryAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
             raise PermissionDenied
         delivery = get_object_or_404(WebhookDelivery, pk=delivery_id)
         services.delivery_resend(delivery=delivery)
-        self.log_change(request, delivery, "Resent through the admin")
+        self.log_change(request, delivery, operator_note(RESENT))
         messages.success(
             request,
             gettext("Delivery {id} to {url} queued to send now.").format(
@@ -362,4 +368,4 @@ class WebhookDeliveryAdmin(ReadOnlyPageMixin, admin.ModelAdmin):
 
     @admin.action(description=_("Resend selected deliveries now"), permissions=["change"])
     def resend(self, request, queryset):
-        _resend(request, queryset.order_by("pk"))
+        _resend(self, request, queryset.order_by("pk"))

@@ -119,7 +119,7 @@ class WebhookDelivery(models.Model):
         ]
 
     def __str__(self):
-        return f"{self.url} ({self.state})"
+        return f"{self.url} ({self.get_state_display()})"
 
 
 class WebhookAttempt(models.Model):

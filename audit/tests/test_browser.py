@@ -46,5 +46,7 @@ def test_an_operator_filters_the_log_to_a_traders_confirm(page, live):
     page.click("[data-testid=audit-filters] input[type=submit]")
     page.wait_for_url(lambda u: "actor_kind=trader" in u)
     assert rows.count() == 1
-    assert page.inner_text("[data-testid=audit-action]") == "order.confirm"
+    action = page.locator("[data-testid=audit-action]")
+    assert action.inner_text() == "заказ подтверждён"
+    assert action.get_attribute("title") == "order.confirm"
     assert order["id"][:8] in page.inner_text("[data-testid=audit-object-id]")

@@ -77,6 +77,22 @@ def test_ledger_is_read_only_in_admin(client, rows):
     assert client.get("/admin/finance/transaction/add/").status_code == 403
 
 
+def test_the_ledger_in_russian_names_its_rows_in_russian(client, rows):
+    """A row keeps the service's words as the API gives them; the admin's list and the
+    row's page say them in Russian, its type and its balance's kind too."""
+    login(client)
+    client.cookies["django_language"] = "ru"
+    txn = Transaction.objects.first()
+    Transaction.objects.filter(pk=txn.pk).update(client_description="Revenue c-17")
+    listed = client.get("/admin/finance/transaction/").content.decode()
+    page = client.get(f"/admin/finance/transaction/{txn.pk}/change/").content.decode()
+    for html in (listed, page):
+        assert "Доход по заказу c-17" in html and "Revenue" not in html
+    assert "deposit" not in page.split("<title>")[1].split("</title>")[0]
+    txn.refresh_from_db()
+    assert txn.client_description == "Revenue c-17"
+
+
 def test_generate_and_revoke_keys(client, rows, anonymous):
     login(client)
     response = client.post(

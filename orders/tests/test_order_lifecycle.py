@@ -167,8 +167,9 @@ def test_operator_admin_actions_confirm_and_cancel_through_services(shop, world,
     assert ledger_check() == []
     from django.contrib.admin.models import LogEntry
 
+    # the history (and the audit log) in the operators' language, whatever the page's
     history = {(e.object_id, e.change_message) for e in LogEntry.objects.all()}
     assert {
-        (buy["id"], "Completed through the admin"),
-        (sell["id"], "Cancelled through the admin"),
+        (buy["id"], "Завершён в админке"),
+        (sell["id"], "Отменён в админке"),
     } <= history

@@ -51,3 +51,9 @@ def test_a_delivery_is_resent_from_its_own_page(operator, world):
     assert "Queued 1 delivery for sending now." in done.content.decode()
     delivery.refresh_from_db()
     assert delivery.state == DeliveryState.PENDING
+    # an operator's action like any other: in the delivery's history and the audit log
+    from audit.models import AuditEntry
+
+    entry = AuditEntry.objects.get(object_type="webhooks.webhookdelivery")
+    assert (entry.action, entry.object_id) == ("admin.change", str(delivery.pk))
+    assert entry.changes["message"] == "Отправлено повторно из админки"
