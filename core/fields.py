@@ -28,6 +28,14 @@ class HttpUrlField(serializers.CharField):
         return validate_http_url(value, max_length=self.url_max_length)
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "nullable": True,
+        "anyOf": [{"format": "uri"}, {"maxLength": 0}],
+        "description": "An http(s) URL; empty or null: none.",
+    }
+)
 class FormUrlField(HttpUrlField):
     """A payment form's redirect, support or return link: api.md says "When empty, no
     redirect" (no button, not displayed), so an empty string is taken as none is."""
