@@ -34,9 +34,17 @@ class Receiver:
                 with lock:
                     receiver.in_flight += 1
                     receiver.most_in_flight = max(receiver.most_in_flight, receiver.in_flight)
+                self.counted = True
                 try:
                     self.answer()
                 finally:
+                    self.answered()
+
+            def answered(self):
+                """Out of the count once the answer starts: a sender that has read it
+                may send its next request before this thread gets a core back."""
+                if self.counted:
+                    self.counted = False
                     with lock:
                         receiver.in_flight -= 1
 
@@ -53,6 +61,7 @@ class Receiver:
                 )
                 if receiver.delay:
                     time.sleep(receiver.delay)
+                self.answered()
                 if receiver.trickle:
                     self.wfile.write(b"HTTP/1.1 200 OK\r\n")
                     try:
