@@ -1,12 +1,27 @@
 from django.contrib import admin, messages
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import ngettext
 
 from .admin_site import operator_note
 
 # A key issued from its owner's page: its name, and the note in the owner's history.
 ISSUED_BY = _("issued by %(user)s")
 ISSUED = _("Issued API key %(prefix)s…")
+
+
+def issue_keys(model_admin, request, owners, issue) -> None:
+    """A new key for each owner (`issue(owner, name)` returns the key and its raw
+    text), noted in the owner's history and shown once in a message."""
+    name = operator_note(ISSUED_BY, user=request.user.get_username())
+    for owner in owners:
+        key, raw = issue(owner, name)
+        model_admin.log_change(request, owner, operator_note(ISSUED, prefix=key.key_prefix))
+        messages.warning(
+            request,
+            gettext("New key for {name}: {key} — copy it now, it is not shown again.").format(
+                name=owner.name, key=raw
+            ),
+        )
 
 
 class KeyInline(admin.TabularInline):

@@ -6,7 +6,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from core.admin_keys import ISSUED, ISSUED_BY, KeyAdmin, KeyInline
+from core.admin_keys import KeyAdmin, KeyInline, issue_keys
 from core.admin_site import operator_note
 from core.errors import ServiceError
 
@@ -137,17 +137,9 @@ class TerminalAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Generate a new API key (shown once)"), permissions=["change"])
     def generate_api_key(self, request, queryset):
-        for terminal in queryset:
-            key, raw = services.api_key_issue(
-                terminal=terminal, name=operator_note(ISSUED_BY, user=request.user.get_username())
-            )
-            self.log_change(request, terminal, operator_note(ISSUED, prefix=key.key_prefix))
-            messages.warning(
-                request,
-                gettext("New key for {name}: {key} — copy it now, it is not shown again.").format(
-                    name=terminal.name, key=raw
-                ),
-            )
+        issue_keys(
+            self, request, queryset, lambda t, name: services.api_key_issue(terminal=t, name=name)
+        )
 
     @admin.action(
         description=_("Rotate the webhook signing secret (shown once)"), permissions=["change"]

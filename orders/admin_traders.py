@@ -9,7 +9,7 @@ from django.utils.html import format_html
 from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from core.admin_keys import ISSUED, ISSUED_BY, KeyAdmin, KeyInline
+from core.admin_keys import KeyAdmin, KeyInline, issue_keys
 from core.admin_pages import operator_money, operator_share
 from core.admin_site import operator_note
 from core.db import DbNow
@@ -181,17 +181,9 @@ class TraderAdmin(admin.ModelAdmin):
         description=_("Generate a new trader API key (shown once)"), permissions=["change"]
     )
     def generate_api_key(self, request, queryset):
-        for trader in queryset:
-            key, raw = services.trader_key_issue(
-                trader=trader, name=operator_note(ISSUED_BY, user=request.user.get_username())
-            )
-            self.log_change(request, trader, operator_note(ISSUED, prefix=key.key_prefix))
-            messages.warning(
-                request,
-                gettext("New key for {name}: {key} — copy it now, it is not shown again.").format(
-                    name=trader.name, key=raw
-                ),
-            )
+        issue_keys(
+            self, request, queryset, lambda t, name: services.trader_key_issue(trader=t, name=name)
+        )
 
     @admin.action(
         description=_("Revoke all API keys of the selected traders"), permissions=["change"]

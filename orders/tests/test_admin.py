@@ -89,6 +89,26 @@ def test_revoking_all_keys_of_a_trader_revokes_each_and_no_other(operator, world
     assert ApiClient(f"trader-key-{two.pk}").get("/api/v1/trader/orders").status_code == 200
 
 
+def test_a_trader_key_generated_in_the_admin_is_shown_once_and_works(operator, world):
+    from django.contrib.admin.models import LogEntry
+
+    from conftest import ApiClient
+    from orders.models import TraderApiKey
+
+    trader = world.requisites[0].trader
+    page = operator.post(
+        "/admin/orders/trader/",
+        {"action": "generate_api_key", "_selected_action": [str(trader.pk)]},
+        follow=True,
+    ).content.decode()
+    raw = page.split(f"New key for {trader.name}: ")[1].split(" ")[0]
+    assert ApiClient(raw).get("/api/v1/trader/orders").status_code == 200
+    key = TraderApiKey.objects.get(key_prefix=raw[:8])
+    assert key.name == "выпущен оператором operator"
+    note = LogEntry.objects.get(object_id=str(trader.pk)).change_message
+    assert note == f"Выпущен API-ключ {key.key_prefix}…"
+
+
 def test_the_is_active_box_is_an_operators_switch(operator, world):
     from core.testing import ApiClient
 
