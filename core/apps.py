@@ -26,10 +26,12 @@ class CoreConfig(AppConfig):
 
     def ready(self):
         from . import (
+            choice_dumpers,
             connection_checks,
             schema,  # noqa: F401 - registers the OpenAPI authentication extensions
         )
 
+        choice_dumpers.register()
         connection_checks.connect()
         from .permissions import watch_permissions
 

@@ -116,6 +116,9 @@ FINGERPRINTS = {
         "9e0690a760eb710d",
     ),
     "django.db.close_old_connections": ("core/connection_checks.py", "c352dd45e8333c97"),
+    # core/choice_dumpers.py: psycopg probes a value's exact class first, and walks its
+    # bases (keeping nothing) only when that misses.
+    "psycopg._adapters_map.AdaptersMap.get_dumper": ("core/choice_dumpers.py", "ad5b8633a746be73"),
     # core/memo.py (kept rows as field values, rebuilt as instances) and
     # core/sql_rows.py (instances from a written-out row).
     "django.db.models.base.Model.from_db": ("core/memo.py", "eba347895d11fa79"),
@@ -462,3 +465,29 @@ def test_a_long_statement_with_many_parameters_is_converted_once():
             assert cursor.fetchone() == tuple(range(count))
     after = psycopg._queries._query2pg.cache_info()
     assert after.hits - before.hits >= 2
+
+
+@pytest.mark.django_db
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="psycopg's dumpers")
+def test_a_choice_is_dumped_by_its_base_types_dumper_found_at_once():
+    """Every choices class of the service has its base type's dumper (for each format)
+    on a connection's adapters, in the exact-class table psycopg probes first, and a
+    member is sent as the text or number it is."""
+    from django.db import models
+    from psycopg.adapt import PyFormat
+
+    from core.choice_dumpers import _subclasses
+    from finance.models import TransactionType
+    from orders.models import OrderStatus
+
+    connection.ensure_connection()
+    adapters = connection.connection.adapters
+    choices = [(str, c) for c in _subclasses(models.TextChoices)]
+    choices += [(int, c) for c in _subclasses(models.IntegerChoices)]
+    assert {OrderStatus, TransactionType} <= {c for _base, c in choices}
+    for base, cls in choices:
+        for fmt in PyFormat:
+            assert adapters._dumpers[fmt][cls] is adapters.get_dumper(base, fmt), (cls, fmt)
+    with prepared.prepared_cursor() as cursor:
+        cursor.execute("SELECT %s::text, %s::int", [OrderStatus.PENDING, 7])
+        assert cursor.fetchone() == ("Pending", 7)
