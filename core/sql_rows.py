@@ -81,16 +81,23 @@ _READERS: dict = {}
 
 
 def _reader(model) -> tuple[list[str], list]:
-    """The model's attribute names and, per column, its converters on this kind of
-    database (each is called with the connection in use, as the compiler calls it)."""
+    """The model's attribute names and, for each column that has converters on this
+    kind of database, its position, the column and its converters (each is called
+    with the connection in use, as the compiler calls it). On PostgreSQL most columns
+    have none: their values are taken as they come."""
     key = (model, connection.vendor)
     reader = _READERS.get(key)
     if reader is None:
         fields = model._meta.concrete_fields
         table = model._meta.db_table
+        columns = [field.get_col(table) for field in fields]
         reader = _READERS[key] = (
             [field.attname for field in fields],
-            [(col, _converters(col)) for col in (field.get_col(table) for field in fields)],
+            [
+                (position, col, converters)
+                for position, col in enumerate(columns)
+                if (converters := _converters(col))
+            ],
         )
     return reader
 
@@ -110,10 +117,11 @@ def from_row(model, values):
     """A `model` instance from its columns' values, as `columns(model, ...)` selects
     them: what the ORM's `from_db` makes of a row it read itself."""
     names, readers = _reader(model)
-    converted = [
-        _converted(value, col, converters)
-        for value, (col, converters) in zip(values, readers, strict=True)
-    ]
+    if len(values) != len(names):
+        raise ValueError(f"{model.__name__} has {len(names)} columns, the row {len(values)}")
+    converted = list(values)
+    for position, col, converters in readers:
+        converted[position] = _converted(converted[position], col, converters)
     return model.from_db(connection.alias, names, converted)
 
 
