@@ -12,6 +12,7 @@ from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from core.actors import Actor
+from core.json_text import KeptTextEncoder
 from finance.models import Terminal
 
 
@@ -45,7 +46,8 @@ class WebhookEvent(models.Model):
     sequence = models.PositiveIntegerField(verbose_name=_("sequence"))
     actor = models.CharField(max_length=10, choices=Actor.choices, verbose_name=_("actor"))
     livemode = models.BooleanField(default=True, verbose_name=_("livemode"))
-    payload = models.JSONField(verbose_name=_("payload"))
+    # Written from `body`'s own text (core.json_text), not encoded again.
+    payload = models.JSONField(encoder=KeptTextEncoder, verbose_name=_("payload"))
     # The exact bytes sent (and signed) on every attempt: JSON columns may reorder keys.
     body = models.TextField(verbose_name=_("body"))
     created_at = models.DateTimeField(verbose_name=_("created at"))

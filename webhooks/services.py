@@ -8,6 +8,7 @@ from audit.services import audit_record
 from core.actors import actor_kind
 from core.fast_insert import insert_row
 from core.formats import iso_utc
+from core.json_text import RenderedJSON
 from core.livemode import livemode_of
 from finance.services import terminal_webhook_secret_rotate, terminal_webhook_urls_set
 
@@ -47,15 +48,16 @@ def event_build(
     kind = actor_kind(actor)
     if livemode is None:
         livemode = terminal_livemode(terminal)
-    payload = {
-        "id": event_id,
-        "type": event_type,
-        "created_at": iso_utc(now),
-        "sequence": sequence,
-        "livemode": livemode,
-        "actor": kind,
-        "data": data,
-    }
+    payload = RenderedJSON(
+        id=event_id,
+        type=event_type,
+        created_at=iso_utc(now),
+        sequence=sequence,
+        livemode=livemode,
+        actor=kind,
+        data=data,
+    )
+    payload.text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
     event = WebhookEvent(
         id=event_id,
         terminal=terminal,
@@ -65,7 +67,7 @@ def event_build(
         actor=kind,
         livemode=livemode,
         payload=payload,
-        body=json.dumps(payload, separators=(",", ":"), ensure_ascii=False),
+        body=payload.text,
         created_at=now,
     )
     targets = [webhook_url] if webhook_url else list(dict.fromkeys(terminal.webhook_urls or []))

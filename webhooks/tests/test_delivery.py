@@ -9,7 +9,9 @@ import time_machine
 from django.utils import timezone
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
+from core.json_text import KeptTextEncoder, RenderedJSON
 from core.testing import ApiClient
+from orders.services import order_confirm
 from webhooks.delivery import delivery_attempt
 from webhooks.models import WebhookAttempt, WebhookDelivery, WebhookEvent
 from webhooks.services import delivery_resend, webhook_secret_rotate
@@ -224,9 +226,30 @@ def test_sweep_leaves_claimed_deliveries_alone_until_the_claim_runs_out(shop, wo
 
 
 def test_event_body_is_the_stored_payload(shop, world):
+    created = world.buy()
+    order_confirm(order_id=created["id"], actor="operator:test")
+    events = list(WebhookEvent.objects.order_by("sequence"))
+    assert [e.type for e in events] == ["order.created", "order.completed"]
+    for event in events:
+        assert json.loads(event.body) == event.payload
+    assert events[1].payload["data"]["order"]["status"] == "Completed"
+
+
+def test_a_rendered_payload_is_written_from_its_text_and_a_plain_one_encoded(shop, world):
+    """The payload column takes a RenderedJSON's kept text as it is (a text that says
+    otherwise than the dict is what the column holds), any other value encoded."""
     shop.post("/api/v1/order/", world.buy_body())
     event = WebhookEvent.objects.get()
-    assert json.loads(event.body) == event.payload
+    rendered = RenderedJSON(a=1)
+    rendered.text = '{"a": 2, "kept": "текст"}'
+    WebhookEvent.objects.filter(pk=event.pk).update(payload=rendered)
+    event.refresh_from_db()
+    assert event.payload == {"a": 2, "kept": "текст"}
+    WebhookEvent.objects.filter(pk=event.pk).update(payload={"a": [1, "ы"]})
+    event.refresh_from_db()
+    assert event.payload == {"a": [1, "ы"]}
+    assert json.dumps({"a": [1, "ы"]}, cls=KeptTextEncoder) == json.dumps({"a": [1, "ы"]})
+    assert json.dumps(RenderedJSON(b=1) | {"c": 2}, cls=KeptTextEncoder) == '{"b": 1, "c": 2}'
 
 
 def test_operator_resends_from_the_admin(shop, world, receiver, operator):
