@@ -220,6 +220,14 @@ class Order(models.Model):
                 condition=Q(status="Expired", closed_at__isnull=False),
             ),
             models.Index(fields=["trader", "-created_at"], name="order_trader_created"),
+            # A trader's open orders, newest first (the cabinet's list): read by the
+            # trader, whatever the other traders hold Pending. Written once per order,
+            # by its creation (a close's new row version is no longer Pending).
+            models.Index(
+                fields=["trader", "-created_at", "-id"],
+                name="order_trader_pending",
+                condition=Q(status="Pending", trader__isnull=False),
+            ),
             # The operators' dashboard reads a period of every terminal's orders.
             models.Index(fields=["created_at"], name="order_created"),
             models.Index(fields=["requisite", "created_at"], name="order_requisite_created"),

@@ -8,7 +8,8 @@ from core.formats import parse_uuid
 from finance.models import Terminal
 
 from .joined import prep, read_order
-from .models import Order, Receipt, Trader
+from .models import Order, OrderStatus, Receipt, Trader
+from .rules import open_pending_q
 
 
 def order_of_terminal(*, terminal: Terminal, order_id: str) -> Order:
@@ -34,7 +35,9 @@ def trader_order_list(
     qs = Order.objects.with_db_clock().filter(trader=trader, livemode=trader.livemode)
     if order_side:
         qs = qs.filter(side=order_side)
-    return qs.shown_as(status).select_related("method").order_by("-created_at", "-id")
+    # The trader's open orders off its own Pending index, whatever others hold Pending.
+    qs = qs.filter(open_pending_q()) if status == OrderStatus.PENDING else qs.shown_as(status)
+    return qs.select_related("method").order_by("-created_at", "-id")
 
 
 def order_of_trader(*, trader: Trader, order_id: str) -> Order:

@@ -29,6 +29,7 @@ from orders.models import (
     order_shown_status,
     shown_as_sql,
 )
+from orders.rules import open_pending_q
 
 pytestmark = pytest.mark.django_db
 
@@ -102,6 +103,16 @@ def test_shown_as_sql_is_the_property(orders, status):
         cursor.execute(f"SELECT id FROM {Order._meta.db_table} WHERE {condition}", params)
         found = {uuid.UUID(str(row[0])) for row in cursor.fetchall()}
     assert found == python
+
+
+def test_open_pending_is_shown_pending(orders):
+    """The traders' form of shown_as(Pending) (written for the planner) is the same."""
+    python = {o.pk for o in _read(orders) if o.shown_status == OrderStatus.PENDING}
+    assert len(python) == 2
+    found = (
+        Order.objects.filter(pk__in=orders).filter(open_pending_q()).values_list("pk", flat=True)
+    )
+    assert set(found) == python
 
 
 def test_overdue_is_the_property(orders):
