@@ -83,8 +83,14 @@ class NotificationStatus(models.TextChoices):
 
 class BankNotification(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    # No index of its own: the unique (device, external_id) and notification_device_created
+    # both lead with it.
     device = models.ForeignKey(
-        Device, on_delete=models.CASCADE, related_name="notifications", verbose_name=_("device")
+        Device,
+        on_delete=models.CASCADE,
+        related_name="notifications",
+        db_index=False,
+        verbose_name=_("device"),
     )
     external_id = models.CharField(_("device's id"), max_length=128)
     source = models.CharField(_("source"), max_length=255)
