@@ -8,6 +8,9 @@
   configuration generation), where the stock API would take one trip each (two for
   an INCR: it asks first whether the key exists). Several counters are counted in one
   MULTI, so no other count of them comes between: the n-th try is n-th in each.
+- `number_keep`: a number kept with no expiry in one plain SET, without what the stock
+  `set` spends around it on every call (the memcached key check, redis-py's argument
+  wrappers): for the version a trader's every order change writes (traders.live).
 - `clear` removes this cache's own keys (its KEY_PREFIX), where the stock one empties
   the whole Redis database: the Celery broker's queues when they share it, and the
   keys of every other process whose prefix differs (each test worker has its own).
@@ -64,6 +67,13 @@ class RedisCache(django_redis.RedisCache):
         if batch:
             client.unlink(*batch)
 
+    def number_keep(self, key: str, number: int) -> None:
+        """`set(key, number, timeout=None)` for a key of our own (no check for what
+        memcached could not take): the number stored as the stock serializer stores an
+        int, as itself, so `get` reads it back the same."""
+        client = self._cache.get_client(write=True)
+        client.execute_command("SET", self.make_key(key), number)
+
     def round_trip(self, *, incr: list[str], period: int, get: list[str]) -> tuple:
         """INCR each key of `incr` (counters kept `period` seconds from their first count)
         and GET each key of `get`, in one trip; returns ([counts], [values])."""
@@ -85,6 +95,9 @@ class RedisCache(django_redis.RedisCache):
 
 
 class FileCache(FileBasedCache):
+    def number_keep(self, key: str, number: int) -> None:
+        self.set(key, number, timeout=None)
+
     def incr(self, key, delta=1, version=None):
         """As the stock `incr` (the caller serialises counts: core.throttling), but the
         entry keeps its expiry."""

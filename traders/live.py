@@ -13,7 +13,7 @@ same once in 2**62. A cache that lost the key starts one from the clock.
 import random
 import time
 
-from django.core.cache import cache
+from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
 from django.db import transaction
 from django.db.models.signals import post_save
 
@@ -34,7 +34,7 @@ def orders_version(trader_id) -> str:
 
 
 def orders_changed(trader_id) -> None:
-    cache.set(_key(trader_id), random.getrandbits(62), timeout=None)
+    caches[DEFAULT_CACHE_ALIAS].number_keep(_key(trader_id), random.getrandbits(62))
 
 
 def _order_saved(sender, instance: Order, **kwargs):

@@ -78,3 +78,21 @@ def test_clearing_the_cache_removes_its_own_keys_and_nothing_else():
     finally:
         theirs.clear()
         raw.delete("clear-test-broker-queue")
+
+
+@pytest.mark.skipif(
+    not isinstance(caches["default"], RedisCache), reason="needs CACHE_URL=redis://…"
+)
+def test_a_number_kept_reads_back_as_set_would_keep_it():
+    """`number_keep` stores what `set(key, number, timeout=None)` stores: under the same
+    prefixed key, the int as itself, with no expiry."""
+    cache = caches["default"]
+    raw = cache._cache.get_client(write=True)
+    try:
+        cache.number_keep("kept-number", 2**61 + 7)
+        cache.set("set-number", 2**61 + 7, timeout=None)
+        assert cache.get("kept-number") == 2**61 + 7
+        assert raw.get(cache.make_key("kept-number")) == raw.get(cache.make_key("set-number"))
+        assert raw.ttl(cache.make_key("kept-number")) == -1
+    finally:
+        cache.delete_many(["kept-number", "set-number"])

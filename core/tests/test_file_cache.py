@@ -56,3 +56,9 @@ def test_counts_taken_together_are_in_the_same_order(settings, tmp_path):
     assert window_counts(["pair", "address"], 60) == [1, 1]
     assert window_counts(["pair", "address"], 60) == [2, 2]
     assert window_counts(["other-pair", "address"], 60) == [1, 3]
+
+
+def test_a_number_kept_has_no_expiry(files):
+    files.number_keep("version", 12345)
+    assert files.get("version") == 12345
+    assert expiry_of(files, "version") is None
