@@ -18,7 +18,7 @@ from django.db import connection
 
 from core.prepared import prepared_cursor
 
-from .balance_rows import row_change_made, rows_change_together
+from .balance_rows import Lead, row_change_made, rows_change_together
 from .ledger_rows import Rows, ledger_row_write, ledger_rows_after, ledger_rows_together
 
 # Inside `movements_together` on PostgreSQL: the row changes of the movements run so
@@ -92,15 +92,15 @@ def send_queued() -> None:
         _posted(result, q.rows, q.refused)
 
 
-def _lead_alone(lead: tuple[str, list]) -> None:
+def _lead_alone(lead: Lead) -> None:
     """The lead on its own (a Sell's close sends it ahead of its reserve's post or
     void): prepared, as every close's statements are."""
     with prepared_cursor() as cursor:
-        cursor.execute(f"WITH {lead[0]} SELECT count(*) FROM l", lead[1])
+        cursor.execute(f"WITH {lead.items} SELECT count(*) FROM l", lead.values)
 
 
 @contextmanager
-def movements_together(*, lead: tuple[str, list] | None = None):
+def movements_together(*, lead: Lead | None = None):
     """The movements inside (credits, debits, unfreezes; a reserve's post or void sends
     what came before it first) change their rows in one statement at the end of the
     block, in their order, which is the lock order, with their ledger rows (on
@@ -111,10 +111,11 @@ def movements_together(*, lead: tuple[str, list] | None = None):
     Every shared row of a close is then held for one round trip (the rows and the
     ledger's) instead of one per account.
 
-    `lead` (PostgreSQL): the writes of rows that come before the balances in the lock
-    order (a requisite's load row), as WITH items (the last named `l`) and their
-    values, written at the head of their statement, ahead of the first row it changes;
-    sent alone if no change is queued, and at once inside another block."""
+    `lead` (PostgreSQL, a `balance_rows.Lead`): the writes of rows that come before the
+    balances in the lock order (a requisite's load row), written at the head of their
+    statement, ahead of the first row it changes (and locked first with them, by the
+    statement that locks the rows before it changes them); sent alone if no change is
+    queued, and at once inside another block."""
     with ledger_rows_together():
         if getattr(_QUEUED, "changes", None) is not None or connection.vendor != "postgresql":
             if lead is not None:  # inside another block: written now, as it comes

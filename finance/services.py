@@ -14,7 +14,7 @@ from django.utils import timezone
 from core.errors import InvalidRequest
 from core.keys import generate_key
 
-from .balance_rows import account_ensure, account_lock  # noqa: F401  (named from here too)
+from .balance_rows import Lead, account_ensure, account_lock  # noqa: F401  (named from here too)
 from .ledger import (  # noqa: F401  (the ledger's services, named from here too)
     EXTRA_CHECKS,
     FROZEN_SOURCES,

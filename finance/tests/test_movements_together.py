@@ -6,6 +6,7 @@ movement gives, and a refusal moves nothing."""
 
 import threading
 import time
+from contextlib import contextmanager
 from decimal import Decimal
 
 import pytest
@@ -59,11 +60,16 @@ def test_a_closes_rows_and_its_ledger_rows_are_written_in_one_statement():
         with together():
             _close_like(trader, shop, paid="1000.00", unfreeze="1000.00", reference="x")
     statements = [q["sql"] for q in queries.captured_queries]
-    balance_writes = [q for q in statements if "finance_balance" in q]
+    balance_writes = [q for q in statements if "UPDATE finance_balance" in q]
     if POSTGRES:
         assert len(balance_writes) == 1 and balance_writes[0].startswith("WITH c0 AS (UPDATE")
         # each UPDATE reads the one before it: the rows are locked in the movements' order
         assert "(SELECT count(*) FROM c1) >= 0" in balance_writes[0]
+        # locked first, in the same order, by the statement sent just before it
+        locking = statements[statements.index(balance_writes[0]) - 1]
+        assert locking.startswith("WITH k0 AS MATERIALIZED (SELECT 1 FROM finance_balance")
+        assert "(SELECT count(*) FROM k1) >= 0" in locking
+        assert locking.count("FOR NO KEY UPDATE") == 3 and "UPDATE finance" not in locking
         # the ledger's rows from the changes' RETURNING, in the same statement
         assert [q for q in statements if "finance_transaction" in q] == balance_writes
         assert 't AS (INSERT INTO "finance_transaction"' in balance_writes[0]
@@ -130,13 +136,78 @@ def test_an_accounts_first_movement_in_a_block_makes_its_row():
     assert ledger_check() == []
 
 
+@contextmanager
+def _held_while(movements, **row):
+    """The balance `row` locked in a transaction of the test's own, while `movements`
+    run inside movements_together in another transaction and thread, started once the
+    row is held; the block runs with the row held and gets the list of that thread's
+    errors, which is complete once the block's transaction has ended."""
+    held, errors = threading.Event(), []
+
+    def run():
+        held.wait(10)
+        try:
+            with transaction.atomic(), together():
+                movements()
+        except Exception as exc:  # reported to the test
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    try:
+        with transaction.atomic():
+            Balance.objects.select_for_update().get(**row)
+            held.set()
+            yield errors
+    finally:
+        held.set()
+        thread.join(10)
+
+
 def _waiting_for_a_lock() -> bool:
+    return bool(_statements_waiting())
+
+
+def _statements_waiting() -> list[str]:
+    """The text of each statement waiting for a lock in this database now (read afresh:
+    inside a transaction PostgreSQL keeps its first reading of the activity)."""
     with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
         cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity"
+            "SELECT query FROM pg_stat_activity"
             " WHERE wait_event_type = 'Lock' AND datname = current_database()"
         )
-        return cursor.fetchone()[0] > 0
+        return [row[0] for row in cursor.fetchall()]
+
+
+@pytest.mark.skipif(not POSTGRES, reason="the rows' locking statement: PostgreSQL")
+@pytest.mark.django_db(transaction=True)
+def test_a_close_waits_for_its_rows_in_the_statement_that_only_locks_them():
+    """A close whose rows another transaction holds waits in the small statement that
+    locks them; the one that changes them and writes the ledger's rows starts once it
+    has them, and waits on nothing (PostgreSQL sets up a whole statement again for
+    each row it waited on, to recheck it)."""
+    trader = TraderFactory(deposit="1000.00")
+    Balance.objects.filter(trader_id=trader.pk).update(available=Decimal("0.00"), frozen=1000)
+    shop = TerminalFactory(available="10.00")
+    account_ensure(platform=False)
+    waited = []
+    with _held_while(
+        lambda: _close_like(trader, shop, paid="1000.00", unfreeze="1000.00", reference="w"),
+        terminal=shop,  # the last row it locks
+    ) as errors:
+        deadline = time.monotonic() + 10
+        while not waited and time.monotonic() < deadline:
+            waited = _statements_waiting()
+            time.sleep(0.01)
+        balance_credit(terminal_id=shop.pk, amount=Decimal("1.00"), description="first")
+    assert errors == []
+    assert len(waited) == 1 and waited[0].startswith("WITH k0 AS MATERIALIZED (SELECT 1 FROM")
+    assert _figures(trader_id=trader.pk) == (Decimal("5.00"), Decimal("0.00"))
+    assert _figures(terminal=shop) == (Decimal("986.00"), Decimal("0.00"))
+    assert ledger_check() == []
 
 
 @pytest.mark.skipif(not POSTGRES, reason="rows written in the balances' statement: PostgreSQL")
@@ -146,30 +217,14 @@ def test_rows_written_after_waiting_for_a_balance_come_after_the_ones_waited_for
     stamps its ledger rows after that transaction's: the account's last row is its
     latest figure."""
     account_ensure(platform=False)
-    held, errors = threading.Event(), []
-
-    def second():
-        held.wait(10)
-        try:
-            with transaction.atomic(), together():
-                balance_credit(
-                    platform=False, amount=Decimal("2.00"), kind="revenue", description="2"
-                )
-        except Exception as exc:  # reported below
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    waiter = threading.Thread(target=second)
-    waiter.start()
-    with transaction.atomic():
-        Balance.objects.select_for_update().get(kind="platform", sandbox=False)
-        held.set()
+    second = lambda: balance_credit(  # noqa: E731
+        platform=False, amount=Decimal("2.00"), kind="revenue", description="2"
+    )
+    with _held_while(second, kind="platform", sandbox=False) as errors:
         deadline = time.monotonic() + 10
         while not _waiting_for_a_lock() and time.monotonic() < deadline:
             time.sleep(0.01)
         balance_credit(platform=False, amount=Decimal("1.00"), kind="revenue", description="1")
-    waiter.join(10)
     assert errors == []
     total = Balance.objects.get(kind="platform", sandbox=False).total
     last = Transaction.objects.filter(balance__kind="platform", balance__sandbox=False)

@@ -32,6 +32,7 @@ from core.fast_insert import HeldInsert
 from core.prepared import current, prepared_cursor
 from core.riding import RIDERS_MARK, release, send
 from finance.models import AccountKind, Balance
+from finance.services import Lead
 
 from ..models import Order, OrderStatus, Requisite, RequisiteLoad
 from .requisite_state import RUN_ENDED
@@ -174,20 +175,28 @@ _RUN_ENDED_AND_MOVE_ITEMS = (
     f"run AS ({RUN_ENDED} RETURNING 1),"
     f" l AS ({_MOVE} AND (SELECT count(*) FROM run) >= 0 RETURNING 1)"
 )
+# The same rows locked in the same order, not written (the balances' locking statement,
+# finance.balance_rows): the requisite's row only where the run's end will write it.
+_LOCK_ITEMS = f"l AS MATERIALIZED (SELECT 1 FROM {LOAD} WHERE requisite_id = %s FOR NO KEY UPDATE)"
+_RUN_AND_LOCK_ITEMS = (
+    f"run AS MATERIALIZED (SELECT 1 FROM {REQUISITES}"
+    " WHERE id = %s AND expired_in_a_row > 0 FOR NO KEY UPDATE),"
+    f" l AS MATERIALIZED (SELECT 1 FROM {LOAD}"
+    " WHERE requisite_id = %s AND (SELECT count(*) FROM run) >= 0 FOR NO KEY UPDATE)"
+)
 
 
-def requisite_load_move(
-    *, order: Order, status: str, previous: str, end_run: bool
-) -> tuple[str, list] | None:
+def requisite_load_move(*, order: Order, status: str, previous: str, end_run: bool) -> Lead | None:
     """Keep the requisite's figures right as `order` (locked) moves from `previous`
     to `status`, and with `end_run` (requisite_run_ends) end the requisite's run of
     expiries. Runs in the transaction that writes the status; on every close, so its
     statements are planned once per connection.
 
-    On PostgreSQL the move (with the run's end) is not sent but given back as (WITH
-    items, values), the last item named `l`, for the caller to send at the head of its
-    balances' statement (finance's movements_together `lead`): the load row is then
-    locked in the same statement as the balance rows that follow it in the lock order.
+    On PostgreSQL the move (with the run's end) is not sent but given back as a
+    finance `Lead` (its WITH items, the last named `l`, and the items that lock the
+    same rows), for the caller to send at the head of its balances' statement
+    (finance's movements_together `lead`): the load row is then locked with the
+    balance rows that follow it in the lock order.
     Elsewhere, and for a run's end alone, it is written now (None)."""
     if order.requisite_id is None:
         return None
@@ -200,7 +209,9 @@ def requisite_load_move(
         delta = order.amount * (int(counted_after) - int(counted_before))
         move = [int(leaves_pending), _day(utc_day(order.created_at)), _money(delta), key]
     if move is not None and connection.vendor == "postgresql":
-        return (_RUN_ENDED_AND_MOVE_ITEMS, [key, *move]) if end_run else (_MOVE_ITEMS, move)
+        if end_run:
+            return Lead(_RUN_ENDED_AND_MOVE_ITEMS, [key, *move], _RUN_AND_LOCK_ITEMS, [key, key])
+        return Lead(_MOVE_ITEMS, move, _LOCK_ITEMS, [key])
     with prepared_cursor() as cursor:
         if end_run:
             cursor.execute(RUN_ENDED, [key])
