@@ -144,7 +144,7 @@ def rows_change_together(
     if connection.vendor != "postgresql" or (lead is None and then is None and len(changes) < 2):
         return [row_change(**change) for change in changes]
     parts, params, selects = [], [], []
-    locks, lock_params = [], []
+    locks, lock_params, locked_all = [], [], []
     previous = locked = None
     if lead is not None:
         parts.append(lead.items)
@@ -152,6 +152,7 @@ def rows_change_together(
         locks.append(lead.locks)
         lock_params += lead.lock_values
         previous = locked = "l"
+        locked_all.append(locked)
     table = Balance._meta.db_table
     for k, change in enumerate(changes):
         sql, values = _change(**change)
@@ -165,19 +166,24 @@ def rows_change_together(
         )
         lock_params += named
         previous, locked = f"c{k}", f"k{k}"
+        locked_all.append(locked)
         parts.append(f"c{k} AS ({sql}{after} {RETURNED})")
         params += values
         selects.append(f"SELECT {k}, id, available, frozen FROM c{k}")
     if then is not None:
         parts.append(then[0])
         params += then[1]
+    # Each lock read on its own too, in the lock order: one whose row is missing (made
+    # on first use) reads no row, so the condition that reads the one before it is never
+    # evaluated, and would leave that one unlocked.
+    counts = ", ".join(f"(SELECT count(*) FROM {name})" for name in locked_all)
     results: list[tuple | None] = [None] * len(changes)
     db = current()
     # a handful of shapes, each planned once
     with prepared_cursor(db) as locking, prepared_cursor(db) as cursor:
         # errors come when the pipeline ends: Django's, as from any statement
         with db.wrap_database_errors, db.connection.pipeline():
-            locking.execute(f"WITH {', '.join(locks)} SELECT count(*) FROM {locked}", lock_params)
+            locking.execute(f"WITH {', '.join(locks)} SELECT {counts}", lock_params)
             cursor.execute(f"WITH {', '.join(parts)} {' UNION ALL '.join(selects)}", params)
         for k, *row in cursor.fetchall():
             results[k] = _changed(row)

@@ -70,6 +70,10 @@ def test_a_closes_rows_and_its_ledger_rows_are_written_in_one_statement():
         assert locking.startswith("WITH k0 AS MATERIALIZED (SELECT 1 FROM finance_balance")
         assert "(SELECT count(*) FROM k1) >= 0" in locking
         assert locking.count("FOR NO KEY UPDATE") == 3 and "UPDATE finance" not in locking
+        # each lock read on its own too: one missing row does not leave those before it
+        assert locking.endswith(
+            "SELECT (SELECT count(*) FROM k0), (SELECT count(*) FROM k1), (SELECT count(*) FROM k2)"
+        )
         # the ledger's rows from the changes' RETURNING, in the same statement
         assert [q for q in statements if "finance_transaction" in q] == balance_writes
         assert 't AS (INSERT INTO "finance_transaction"' in balance_writes[0]
