@@ -34,7 +34,13 @@ def orders_version(trader_id) -> str:
 
 
 def orders_changed(trader_id) -> None:
-    caches[DEFAULT_CACHE_ALIAS].number_keep(_key(trader_id), random.getrandbits(62))
+    backend = caches[DEFAULT_CACHE_ALIAS]
+    version = random.getrandbits(62)
+    keep = getattr(backend, "number_keep", None)  # core.cache's backends
+    if keep is None:
+        backend.set(_key(trader_id), version, timeout=None)
+    else:
+        keep(_key(trader_id), version)
 
 
 def _order_saved(sender, instance: Order, **kwargs):

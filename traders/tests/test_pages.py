@@ -255,3 +255,13 @@ def test_the_balance_page_shows_moscow_time_as_it_says(cab, settings):
     )
     html = cab.client.get("/trader/balance/").content.decode()
     assert "26.11.2026 01:53 МСК" in html and "22:53" not in html
+
+
+def test_the_orders_version_moves_on_a_cache_without_number_keep(settings):
+    """A cache backend of Django's own (not core.cache's) still has the version moved."""
+    from traders import live
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    before = live.orders_version("t-1")
+    live.orders_changed("t-1")
+    assert live.orders_version("t-1") != before
