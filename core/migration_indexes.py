@@ -6,6 +6,8 @@ Each write to the table pays for every index it has, so a copy that no lookup us
 costs every row written. The plain index is kept under its new name: on a large table
 building it again would hold off writes for as long as the build takes."""
 
+from django.db import migrations
+
 
 def index_moved(
     schema_editor, table: str, column: str, source: str, target: str, *, pattern_copy: bool
@@ -38,3 +40,16 @@ def pattern_made(schema_editor, table: str, column: str, name: str) -> None:
         schema_editor.execute(
             f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column} varchar_pattern_ops)"
         )
+
+
+def index_move(table: str, column: str, source: str, target: str) -> migrations.RunPython:
+    """The operation that moves the plain index on `column` from `source` to `target`
+    without the pattern copy (`index_moved`), and back with it."""
+
+    def forwards(apps, schema_editor):
+        index_moved(schema_editor, table, column, source, target, pattern_copy=False)
+
+    def backwards(apps, schema_editor):
+        index_moved(schema_editor, table, column, target, source, pattern_copy=True)
+
+    return migrations.RunPython(forwards, backwards)

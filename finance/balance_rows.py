@@ -144,29 +144,29 @@ def rows_change_together(
     if connection.vendor != "postgresql" or (lead is None and then is None and len(changes) < 2):
         return [row_change(**change) for change in changes]
     parts, params, selects = [], [], []
-    locks, lock_params, locked_all = [], [], []
-    previous = locked = None
+    locks, lock_params, locked = [], [], []  # `locked`: the lock items' names, in order
+    previous = None
     if lead is not None:
         parts.append(lead.items)
         params += lead.values
         locks.append(lead.locks)
         lock_params += lead.lock_values
-        previous = locked = "l"
-        locked_all.append(locked)
+        previous = "l"
+        locked.append("l")
     table = Balance._meta.db_table
     for k, change in enumerate(changes):
         sql, values = _change(**change)
         after = f" AND (SELECT count(*) FROM {previous}) >= 0" if previous else ""
         where, named = _where(change["lookup"])
         if locked:
-            where.append(f"(SELECT count(*) FROM {locked}) >= 0")
+            where.append(f"(SELECT count(*) FROM {locked[-1]}) >= 0")
         locks.append(
             f"k{k} AS MATERIALIZED (SELECT 1 FROM {table} WHERE {' AND '.join(where)}"
             " FOR NO KEY UPDATE)"
         )
         lock_params += named
-        previous, locked = f"c{k}", f"k{k}"
-        locked_all.append(locked)
+        previous = f"c{k}"
+        locked.append(f"k{k}")
         parts.append(f"c{k} AS ({sql}{after} {RETURNED})")
         params += values
         selects.append(f"SELECT {k}, id, available, frozen FROM c{k}")
@@ -176,7 +176,7 @@ def rows_change_together(
     # Each lock read on its own too, in the lock order: one whose row is missing (made
     # on first use) reads no row, so the condition that reads the one before it is never
     # evaluated, and would leave that one unlocked.
-    counts = ", ".join(f"(SELECT count(*) FROM {name})" for name in locked_all)
+    counts = ", ".join(f"(SELECT count(*) FROM {name})" for name in locked)
     results: list[tuple | None] = [None] * len(changes)
     db = current()
     # a handful of shapes, each planned once

@@ -4,19 +4,11 @@ paid for the second index. The plain index is kept, renamed, not rebuilt."""
 
 from django.db import migrations, models
 
-from core.migration_indexes import index_moved
+from core.migration_indexes import index_move
 
 TABLE = "audit_auditentry"
 OLD = "audit_auditentry_action_dee621eb"
 NEW = "audit_action"
-
-
-def forwards(apps, schema_editor):
-    index_moved(schema_editor, TABLE, "action", OLD, NEW, pattern_copy=False)
-
-
-def backwards(apps, schema_editor):
-    index_moved(schema_editor, TABLE, "action", NEW, OLD, pattern_copy=True)
 
 
 class Migration(migrations.Migration):
@@ -24,7 +16,7 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.SeparateDatabaseAndState(
-            database_operations=[migrations.RunPython(forwards, backwards)],
+            database_operations=[index_move(TABLE, "action", OLD, NEW)],
             state_operations=[
                 migrations.AlterField(
                     model_name="auditentry",

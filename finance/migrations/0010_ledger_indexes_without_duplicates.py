@@ -11,19 +11,11 @@ fewer shortens that hold.
 import django.db.models.deletion
 from django.db import migrations, models
 
-from core.migration_indexes import index_moved
+from core.migration_indexes import index_move
 
 TABLE = "finance_transaction"
 OLD = "finance_transaction_reference_3eee4cde"
 NEW = "txn_reference"
-
-
-def forwards(apps, schema_editor):
-    index_moved(schema_editor, TABLE, "reference", OLD, NEW, pattern_copy=False)
-
-
-def backwards(apps, schema_editor):
-    index_moved(schema_editor, TABLE, "reference", NEW, OLD, pattern_copy=True)
 
 
 class Migration(migrations.Migration):
@@ -42,7 +34,7 @@ class Migration(migrations.Migration):
             ),
         ),
         migrations.SeparateDatabaseAndState(
-            database_operations=[migrations.RunPython(forwards, backwards)],
+            database_operations=[index_move(TABLE, "reference", OLD, NEW)],
             state_operations=[
                 migrations.AlterField(
                     model_name="transaction",
