@@ -448,6 +448,43 @@ def test_a_prepared_cursor_reads_what_djangos_reads_and_is_planned_once():
 
 
 @pytest.mark.django_db
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's plans")
+def test_a_prepared_statements_plan_is_made_again_for_a_table_that_grew(monkeypatch):
+    """A statement prepared while its table was analyzed small keeps its sequential
+    scan however far the table grows until ANALYZE; once its plans are PLANS_MAX_AGE
+    old, the next run plans it again, on the table's present size (an index probe)."""
+    assert prepared.preparing()
+    sql = "SELECT b FROM plan_probe WHERE a = %s"
+
+    def plan() -> str:
+        with prepared.prepared_cursor() as cursor:
+            cursor.execute(sql, [7])
+            assert cursor.fetchall() == [(7,)]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT name FROM pg_prepared_statements WHERE statement = %s",
+                ["SELECT b FROM plan_probe WHERE a = $1"],
+            )
+            ((name,),) = cursor.fetchall()
+            cursor.execute(f"EXPLAIN EXECUTE {name}(7)")
+            return " ".join(row[0] for row in cursor.fetchall())
+
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TEMP TABLE plan_probe (a int, b int)")
+        cursor.execute("INSERT INTO plan_probe SELECT g, g FROM generate_series(1, 50) g")
+        cursor.execute("CREATE INDEX ON plan_probe (a)")
+        cursor.execute("ANALYZE plan_probe")
+        # The plan a prepared statement keeps after its first runs, from the first.
+        cursor.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+    assert "Seq Scan" in plan()
+    with connection.cursor() as cursor:
+        cursor.execute("INSERT INTO plan_probe SELECT g, g FROM generate_series(51, 100000) g")
+    assert "Seq Scan" in plan()  # within PLANS_MAX_AGE: the plan it had
+    monkeypatch.setattr(prepared, "PLANS_MAX_AGE", 0.0)
+    assert "Index Scan" in plan()
+
+
+@pytest.mark.django_db
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="psycopg's conversion")
 def test_a_long_statement_with_many_parameters_is_converted_once():
     """psycopg keeps the placeholders' conversion of a statement as long, and with as
