@@ -103,6 +103,8 @@ FINGERPRINTS = {
         "c3b08b880d604ccb",
     ),
     "psycopg._preparing.PrepareManager.get": ("core/prepared.py", "92bd487924222918"),
+    # core/prepared.py: a prepared run's text, for Django's query log (DEBUG).
+    "psycopg._cursor_base.BaseCursor._maybe_prepare_gen": ("core/prepared.py", "86dc8e74d068ef76"),
     # core/prepared.py: psycopg keeps the placeholders' conversion of texts within its
     # two module bounds, which it reads on every run.
     "psycopg._queries.PostgresQuery.convert": ("core/prepared.py", "6238407fdceabf0b"),
@@ -445,6 +447,35 @@ def test_a_prepared_cursor_reads_what_djangos_reads_and_is_planned_once():
         ((generic, custom),) = cursor.fetchall()
     assert custom + generic == 8
     assert generic >= 1
+
+
+@pytest.mark.django_db
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's prepared statements")
+def test_statements_are_prepared_with_debug_on_and_not_while_a_test_captures_them(settings):
+    """DEBUG (make run's demo) prepares them as production does, its query log showing
+    a prepared statement's placeholders; a test capturing statements gets them
+    unprepared, each with its values."""
+    from django.test.utils import CaptureQueriesContext
+
+    settings.DEBUG = True
+    sql = "SELECT %s::int + 1 AS debug_probe"
+    assert prepared.preparing()
+    with prepared.prepared_cursor() as cursor:
+        cursor.execute(sql, [41])
+        assert cursor.fetchone() == (42,)
+    assert connection.queries[-1]["sql"] == "SELECT $1::int + 1 AS debug_probe"
+    with CaptureQueriesContext(connection) as captured:
+        assert not prepared.preparing()
+        with prepared.prepared_cursor() as cursor:
+            cursor.execute(sql, [1])
+            assert cursor.fetchone() == (2,)
+    assert captured.captured_queries[-1]["sql"] == "SELECT 1::int + 1 AS debug_probe"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_prepared_statements WHERE statement = %s",
+            ["SELECT $1::int + 1 AS debug_probe"],
+        )
+        assert cursor.fetchone() == (1,)
 
 
 @pytest.mark.django_db
