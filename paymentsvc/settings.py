@@ -109,6 +109,10 @@ TEMPLATES = [
 # --- Database -------------------------------------------------------------------
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DB_PREPARED_STATEMENTS = False  # PostgreSQL's alone (core/prepared.py)
+# A thread keeps its connection from one request to the next, on SQLite too: opening one
+# there (the file, the PRAGMAs below, the SQL functions Django registers on each) cost
+# make run's demo a fifth of its balance reads (docs/benchmarks.md).
+DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers queue on the database lock instead of failing with "database is locked":
     # IMMEDIATE takes the write lock at BEGIN, WAL lets readers go on meanwhile.
@@ -119,7 +123,6 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
     DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / "test-db.sqlite3")}
 else:
-    DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     # Behind PgBouncer in transaction mode (docs/scale.md) a session is not ours from
     # one transaction to the next: no server-side cursors (they outlive a statement).
