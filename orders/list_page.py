@@ -38,33 +38,52 @@ def _column(name: str) -> str:
     return "o." + connection.ops.quote_name(Order._meta.get_field(name).column)
 
 
-# On PostgreSQL the ids, times and sums are read as the text the contract shows them
-# in (render_order keeps text as it is: `core.formats.iso_utc`, `core.money.money_str`),
+# The ids, times and sums are read as the text the contract shows them in
+# (render_order keeps text as it is: `core.formats.iso_utc`, `core.money.money_str`),
 # and the status as shown, by the database's clock (`shown_status_sql`; db_clock is
 # then NULL, OrderRow's sign that the status is the shown one): turning 150 UUIDs, 150
-# times and 150 sums of a page into text in Python was most of rendering it. The sums'
-# columns hold two decimals, so their text is the contract's. Elsewhere (SQLite) each
-# is read as it is and rendered in Python.
+# times and 150 sums of a page into text in Python was most of rendering it, and on
+# SQLite (make run's demo) converting them first (its ids, times and sums are stored as
+# hex, text and REAL) was a fifth of the page. The sums' columns hold two decimals.
 _IDS_AS_TEXT = {"id", "method_id", "initial_method_id"}
 _TIMES_AS_TEXT = {"created_at", "updated_at", "expires_at"}
 _SUMS_AS_TEXT = {"amount", "fee", "fee_amount", "paid_amount"}
+_AS_TEXT = {*_IDS_AS_TEXT, *_TIMES_AS_TEXT, *_SUMS_AS_TEXT, "status", "db_clock"}
 _ISO_UTC = 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'  # core.formats.iso_utc's form
+
+
+def _as_text(name: str, column: str) -> str:
+    """`column` (of OrderRow's field `name`) as its text in the contract."""
+    if connection.vendor == "postgresql":
+        if name in _TIMES_AS_TEXT:
+            return f"to_char({column} AT TIME ZONE 'UTC', '{_ISO_UTC}')"
+        return f"{column}::text"
+    # SQLite, as Django stores them: a UUID's 32 hex digits; a UTC time as
+    # 'YYYY-MM-DD HH:MM:SS', with '.ffffff' unless on a whole second; a sum as a number.
+    # A NULL stays NULL (concatenation and the CASE keep it).
+    if name in _IDS_AS_TEXT:
+        parts = (f"substr({column}, {start}, {length})" for start, length in _UUID_GROUPS)
+        return " || '-' || ".join(parts)
+    if name in _TIMES_AS_TEXT:
+        return (
+            f"replace({column}, ' ', 'T')"
+            f" || CASE WHEN length({column}) = 19 THEN '.000000Z' ELSE 'Z' END"
+        )
+    return f"CASE WHEN {column} IS NULL THEN NULL ELSE printf('%%.2f', {column}) END"
+
+
+_UUID_GROUPS = ((1, 8), (9, 4), (13, 4), (17, 4), (21, 12))
 
 
 def _read(name: str) -> str:
     """The column `name` of OrderRow as the page reads it."""
-    postgres = connection.vendor == "postgresql"
-    if name == "db_clock":  # the database's time beside each row, for the shown status
-        return "NULL" if postgres else db_now_sql()
+    if name == "db_clock":  # the status is read as shown: no clock beside the row
+        return "NULL"
     column = _column(name)
-    if not postgres:
-        return column
-    if name in _IDS_AS_TEXT or name in _SUMS_AS_TEXT:
-        return f"{column}::text"
-    if name in _TIMES_AS_TEXT:
-        return f"to_char({column} AT TIME ZONE 'UTC', '{_ISO_UTC}')"
     if name == "status":
         return shown_status_sql(state=column, expires=_column("expires_at"), now=db_now_sql())
+    if name in _AS_TEXT:
+        return _as_text(name, column)
     return column
 
 
@@ -80,7 +99,11 @@ def _select(extra: str = "") -> str:
 
 @functools.cache
 def _converters() -> list:
-    return sql_rows.converters_for(Order.objects.with_db_clock().values_list(*OrderRow.COLUMNS))
+    """Django's converters of the columns read as they are (on SQLite: the booleans,
+    fixed_fee); the columns read as text need none."""
+    text = {OrderRow.COLUMNS.index(name) for name in _AS_TEXT}
+    found = sql_rows.converters_for(Order.objects.with_db_clock().values_list(*OrderRow.COLUMNS))
+    return [converter for converter in found if converter[0] not in text]
 
 
 def _convert(rows: list) -> list:
