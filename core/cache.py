@@ -17,15 +17,19 @@
 
 `FileCache` is the embedded default's (one machine, no Redis): its counters keep the
 window they were opened with (the stock `incr` rewrites the entry with the default
-timeout), and making room removes what has expired before anything that has not.
+timeout), making room removes what has expired before anything that has not, and a
+write costs a tenth of the stock one's (`FileCache.set`).
 """
 
+import os
 import pickle
 import random
+import tempfile
 import time
 import zlib
 
 from django.core.cache.backends import redis as django_redis
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
 from django.core.cache.backends.filebased import FileBasedCache
 
 
@@ -95,6 +99,49 @@ class RedisCache(django_redis.RedisCache):
 
 
 class FileCache(FileBasedCache):
+    # Room is made (the cache's folder listed) at most this often, by each instance.
+    CULL_EVERY = 5.0
+
+    def __init__(self, dir, params):
+        super().__init__(dir, params)
+        self._next_cull = 0.0
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        """As the stock `set`: the entry written to a new file that is then moved into
+        place, so no reader meets half of one. But the entry it replaces is removed
+        first: ext4 writes a file's data out to disk before a rename over another file
+        (its guard for replace-by-rename), some 200 us on every rate-limited request,
+        where a rename onto no file and the removal cost 50. A reader in that moment
+        finds no entry, which a cache's readers take as a lost one: a version is
+        started afresh, a count peeked at reads 0; a counter's writers take turns
+        (core.throttling's lock). The stock `set` also makes the folder and lists it
+        (to make room) on every write: here the folder is made when it is missing, and
+        room is made at most every CULL_EVERY seconds (a listing of up to MAX_ENTRIES
+        files)."""
+        fname = self._key_to_file(key, version)
+        now = time.monotonic()
+        if now >= self._next_cull:
+            self._next_cull = now + self.CULL_EVERY
+            self._cull()
+        try:
+            fd, tmp_path = tempfile.mkstemp(dir=self._dir)
+        except FileNotFoundError:  # the folder was removed, or never made
+            self._createdir()
+            fd, tmp_path = tempfile.mkstemp(dir=self._dir)
+        moved = False
+        try:
+            with open(fd, "wb") as f:
+                self._write_content(f, timeout, value)
+            try:
+                os.remove(fname)
+            except FileNotFoundError:
+                pass
+            os.rename(tmp_path, fname)
+            moved = True
+        finally:
+            if not moved:
+                os.remove(tmp_path)
+
     def number_keep(self, key: str, number: int) -> None:
         self.set(key, number, timeout=None)
 

@@ -1,6 +1,7 @@
 """The embedded default's cache (no Redis): counters keep the window they were opened
 with, and making room never takes a live counter while expired ones are there."""
 
+import os
 import pickle
 import time
 
@@ -37,7 +38,8 @@ def test_an_ended_window_is_not_counted_on(files):
         files.incr("count")
 
 
-def test_making_room_takes_expired_entries_before_live_ones(files):
+def test_making_room_takes_expired_entries_before_live_ones(files, monkeypatch):
+    monkeypatch.setattr(files, "CULL_EVERY", 0.0)  # room made on every write
     files.set("sign-in", 3, timeout=900)
     for n in range(3):
         files.set(f"old-{n}", n, timeout=0.05)
@@ -62,3 +64,53 @@ def test_a_number_kept_has_no_expiry(files):
     files.number_keep("version", 12345)
     assert files.get("version") == 12345
     assert expiry_of(files, "version") is None
+
+
+def test_room_is_made_at_most_every_cull_every_seconds(files, monkeypatch):
+    """Making room lists the folder: not on every write, once in CULL_EVERY."""
+    listings = []
+    listed = files._list_cache_files
+    monkeypatch.setattr(files, "_list_cache_files", lambda: listings.append(1) or listed())
+    for n in range(8):  # over MAX_ENTRIES (5) from the sixth on
+        files.set(f"k-{n}", n, timeout=900)
+    assert len(listings) == 1
+    monkeypatch.setattr(files, "_next_cull", 0.0)  # CULL_EVERY has passed
+    files.set("k-8", 8, timeout=900)
+    assert len(listings) == 2
+    assert len(files._list_cache_files()) < 9  # room was made
+
+
+def test_a_write_replaces_the_entry_and_makes_a_missing_folder(files, tmp_path):
+    import shutil
+
+    files.set("version", 1, timeout=None)
+    files.set("version", 2, timeout=None)
+    assert files.get("version") == 2
+    assert sorted(os.listdir(files._dir)) == [os.path.basename(files._key_to_file("version"))]
+    shutil.rmtree(files._dir)
+    files.set("version", 3, timeout=None)
+    assert files.get("version") == 3
+
+
+def test_a_reader_beside_a_writer_sees_an_entry_or_none_never_half_of_one(files):
+    """The replaced entry is removed before the new one is moved in: a reader sees the
+    old value, the new one, or (for that moment) none."""
+    import threading
+
+    files.set("version", 0, timeout=None)
+    seen, done = set(), threading.Event()
+
+    def read():
+        while not done.is_set():
+            seen.add(files.get("version", "none"))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for n in range(1, 300):
+            files.set("version", n, timeout=None)
+    finally:
+        done.set()
+        reader.join()
+    assert seen <= {*range(300), "none"}
+    assert files.get("version") == 299
