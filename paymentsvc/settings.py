@@ -109,9 +109,7 @@ TEMPLATES = [
 # --- Database -------------------------------------------------------------------
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DB_PREPARED_STATEMENTS = False  # PostgreSQL's alone (core/prepared.py)
-# A thread keeps its connection from one request to the next, on SQLite too: opening one
-# there (the file, the PRAGMAs below, the SQL functions Django registers on each) cost
-# make run's demo a fifth of its balance reads (docs/benchmarks.md).
+# Kept per thread, on SQLite too (opening one was a fifth of a demo's balance read).
 DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers queue on the database lock instead of failing with "database is locked":
@@ -125,10 +123,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     # Behind PgBouncer in transaction mode (docs/scale.md) a session is not ours from
-    # one transaction to the next: no server-side cursors (they outlive a statement).
-    # Nor prepared statements (core/prepared.py), which live in the session. Nothing
-    # else the service does keeps session state (advisory locks are the
-    # transaction-scoped kind, and parameters are bound on the client).
+    # one transaction to the next: no server-side cursors (they outlive a statement),
+    # nor prepared statements (core/prepared.py). Nothing else keeps session state
+    # (advisory locks are transaction-scoped; parameters are bound on the client).
     _PGBOUNCER = env.bool("PGBOUNCER_TRANSACTION_MODE", default=False)
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = _PGBOUNCER
     DB_PREPARED_STATEMENTS = not _PGBOUNCER
