@@ -1,14 +1,11 @@
 """Speed shortcuts for hand-written SELECTs that lean on Django and psycopg internals,
 kept in this one module: rows converted by the converters Django's SQL compiler would
-apply to the same values_list (SQLite keeps dates, decimals and ids as text), model
-instances built from a row as the ORM builds them, and psycopg's own timestamptz
-loader on a cursor that reads many dates.
+apply to the same values_list (SQLite keeps dates, decimals and ids as text), and model
+instances built from a row as the ORM builds them.
 
-core/tests/test_framework_internals.py fails when the compiler or loader code these rely
-on changes, and checks that converted rows equal the ORM's for the same query.
+core/tests/test_framework_internals.py fails when the compiler code these rely on
+changes, and checks that converted rows equal the ORM's for the same query.
 """
-
-import functools
 
 from django.db import connection
 from django.db.models import QuerySet
@@ -38,24 +35,6 @@ def convert(rows: list, converters: list) -> list:
             row[position] = value
         out.append(tuple(row))
     return out
-
-
-@functools.cache
-def _plain_timestamptz_loader():
-    """psycopg's own timestamptz loader (C when psycopg[binary] has it), for a cursor
-    that reads many dates: Django's, which re-attaches the connection's timezone to
-    each value, took a fifth of a page's time. The session's timezone is already the
-    connection's (UTC), so the values are the same instants, in UTC."""
-    import psycopg
-    from psycopg.pq import Format
-
-    return psycopg.adapters.get_loader(psycopg.adapters.types["timestamptz"].oid, Format.TEXT)
-
-
-def read_dates_plainly(cursor) -> None:
-    """Make `cursor` (Django's, on PostgreSQL) read timestamptz with psycopg's loader."""
-    if connection.vendor == "postgresql":
-        cursor.cursor.adapters.register_loader("timestamptz", _plain_timestamptz_loader())
 
 
 # Model instances from a hand-written statement's row, as the ORM builds them from a

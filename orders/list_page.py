@@ -4,8 +4,9 @@ client_order_id in one.
 
 The ORM spent more time building these two statements for each request than the
 database spends running them; here they are strings put together from the filters
-given, with values prepared by the fields themselves and rows converted by Django's
-own converters (SQLite keeps dates, decimals and ids as text). Each filter's shape is
+given, with values prepared by the fields themselves; ids, times, sums and the status
+are read as the contract's text, the other columns through Django's own converters
+(SQLite's booleans and fixed fees). Each filter's shape is
 one text, prepared once per connection (core.prepared). The page's rows are
 OrderRow tuples for render_rows. The cursor's keyset condition and the page's
 envelope come from core.pagination, as every list's do.
@@ -226,7 +227,6 @@ def order_list_page(
         f" ORDER BY {keys[0]} {direction}, {keys[1]} {direction} LIMIT {number} OFFSET {number}"
     )
     with prepared_cursor() as cursor:
-        sql_rows.read_dates_plainly(cursor)
         cursor.execute(sql, [*params, count_cap + 1, *params, size + 1, offset])
         read = cursor.fetchall()
         counted = read[0][-1] if read else None
@@ -255,6 +255,5 @@ def orders_by_client_order_id(*, terminal: Terminal, client_order_id: str, size:
         f" ORDER BY {_column('created_at')} DESC, {_column('id')} DESC LIMIT {opaque('bigint')}"
     )
     with prepared_cursor() as cursor:
-        sql_rows.read_dates_plainly(cursor)
         cursor.execute(sql, [_prep("terminal", terminal.pk), client_order_id, size])
         return _convert(cursor.fetchall())

@@ -63,7 +63,7 @@ FINGERPRINTS = {
         "core/fast_insert.py",
         "8bb55776c567b197",
     ),
-    # core/sql_rows.py: the compiler's converters, psycopg's own date loader.
+    # core/sql_rows.py: the compiler's converters.
     "django.db.models.sql.compiler.SQLCompiler.setup_query": (
         "core/sql_rows.py",
         "a426aa7c0cfa3024",
@@ -75,10 +75,6 @@ FINGERPRINTS = {
     "django.db.models.sql.compiler.SQLCompiler.apply_converters": (
         "core/sql_rows.py",
         "c034ce3e5090aa2e",
-    ),
-    "django.db.backends.postgresql.psycopg_any.register_tzloader": (
-        "core/sql_rows.py",
-        "b98320a954840389",
     ),
     # core/prepared.py: a cursor opened as connection.cursor() opens one, of the
     # backend's server-binding class, asking psycopg to prepare each statement.
@@ -366,7 +362,6 @@ def test_converted_rows_are_the_orms():
     query = Order.objects.values_list(*columns)
     sql, params = query.query.sql_with_params()
     with connection.cursor() as cursor:
-        sql_rows.read_dates_plainly(cursor)
         cursor.execute(sql, params)
         raw = cursor.fetchall()
     assert sql_rows.convert(raw, sql_rows.converters_for(query)) == orm
