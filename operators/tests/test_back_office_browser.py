@@ -7,6 +7,7 @@ docs/operators.md (`make operator-screenshots`)."""
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 from conftest import ApiClient, buy_body
 from disputes.models import Dispute
@@ -139,11 +140,11 @@ def test_an_order_and_a_dispute_read_in_moscow_time(page, live):
     # 4000 claimed on an order of 5000: accepting needs the second confirmation, and
     # its absence is said on the page, not only in the browser's tooltip.
     page.click("a.button:text-is('Принять…')")
-    assert page.locator("[data-testid=confirm-money-note]").is_visible()
+    expect(page.locator("[data-testid=confirm-money-note]")).to_be_visible()
     page.fill("#id_comment", "Выписка банка совпадает")
     page.click("input[type=submit][value='Принять']")
-    assert page.locator("[data-testid=resolve-errors]").is_visible()
-    assert page.locator("text=Отметьте этот флажок").is_visible()
+    expect(page.locator("[data-testid=resolve-errors]")).to_be_visible()
+    expect(page.locator("text=Отметьте этот флажок")).to_be_visible()
     dispute.refresh_from_db()
     assert not dispute.processed
     page.check("#id_confirm_money")

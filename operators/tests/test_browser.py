@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from django_otp.oath import totp
 from django_otp.plugins.otp_totp.models import TOTPDevice
+from playwright.sync_api import expect
 
 from conftest import ApiClient, buy_body, sell_body, trader_for
 
@@ -118,7 +119,7 @@ def test_staff_sign_in_needs_a_valid_totp_code(page, live, settings):
     key = base64.b32decode(secret)
     page.fill("#id_otp_token", "000000")
     page.click("input[type=submit]")
-    assert "Код неверен" in page.content()
+    expect(page.locator("body")).to_contain_text("Код неверен")
     # django-otp makes the next try wait a second after a wrong code; no waiting here.
     TOTPDevice.objects.update(throttling_failure_count=0, throttling_failure_timestamp=None)
     page.fill("#id_otp_token", f"{totp(key):06d}")
@@ -128,7 +129,9 @@ def test_staff_sign_in_needs_a_valid_totp_code(page, live, settings):
     page.context.clear_cookies()
     TOTPDevice.objects.filter(confirmed=True).update(last_t=-1, throttling_failure_count=0)
     sign_in(page, url)
-    assert "otp_token" in page.content() and page.url.startswith(f"{url}/admin/login/")
+    expect(page.locator(".errornote")).to_be_visible()  # refused without the code
+    expect(page.locator("#id_otp_token")).to_be_attached()
+    assert page.url.startswith(f"{url}/admin/login/")
     shot(page, "4-sign-in-with-code")
     sign_in(page, url, code=f"{totp(key):06d}")
     page.wait_for_url(f"{url}/admin/")
