@@ -25,6 +25,7 @@ from finance.models import PaymentMethod, Side
 
 from ..models import Order, OrderStatus
 from ..rules import overdue_q
+from .load import requisite_load_ensure
 from .walk import CHUNK, Candidate, read_slice
 
 UNIQUE_AMOUNT_STEPS = 10  # amount .. amount + 9, in whole steps of 1
@@ -81,6 +82,10 @@ class _Chunks:
     """
 
     write = True  # off for availability: nothing is written
+    # On for the slices read before creation's transaction (placement): a requisite
+    # without a load row yet is noted, and its row made once the transaction has begun
+    # (`begin_writing`), counted under its locks as before.
+    early = False
 
     def __init__(
         self,
@@ -98,6 +103,7 @@ class _Chunks:
         self.loaded: list[list[Candidate]] = []
         self.exhausted = False
         self.clock: datetime | None = None  # the database's, as the first slice read it
+        self.missing: list = []  # read early without a load row
 
     def __iter__(self) -> Iterator[list["Candidate"]]:
         index = 0
@@ -126,9 +132,11 @@ class _Chunks:
             arcs=arcs,
             sandbox=self.sandbox,
             width=self.width,
-            write=self.write,
+            write=self.write and not self.early,
             freed=self.freed,
         )
+        if self.early:
+            self.missing += [row.pk for row in rows if row.ok and not row.has_load]
         if rows:  # the last row is the walk's last, kept or not
             self.clock = self.clock or rows[0].clock
             self.after = rows[-1].pk
@@ -142,6 +150,14 @@ class _Chunks:
         if len(kept) * 2 < walked:
             self.width = min(self.width * 2, WIDEST)
 
+    def begin_writing(self) -> None:
+        """The transaction has begun: the load rows the early slices missed are made,
+        and later slices make theirs as they are read."""
+        self.early = False
+        if self.missing:
+            requisite_load_ensure(requisite_ids=self.missing)
+            self.missing = []
+
 
 def candidates(
     *,
@@ -152,6 +168,7 @@ def candidates(
     write: bool = True,
     freed=None,
     walks: list | None = None,
+    early: bool = False,
 ) -> Iterator[tuple["Candidate", Decimal]]:
     """(requisite, amount) pairs free at this moment, best first.
 
@@ -162,7 +179,7 @@ def candidates(
     a list the walk is appended to, for its `clock` (see overdue_holders).
     """
     chunks = _Chunks(methods, side, amounts, sandbox, freed)
-    chunks.write = write
+    chunks.write, chunks.early = write, early
     if walks is not None:
         walks.append(chunks)
     for amount in amounts:

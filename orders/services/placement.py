@@ -1,10 +1,10 @@
 """Creating an order: the request's rules, the method and fee range, the anti-fraud
 cap, the blacklist, a Sell's reserve and the matcher's (requisite, amount)."""
 
+import itertools
 import uuid
 from collections.abc import Callable
 from contextlib import nullcontext
-from datetime import timedelta
 from decimal import Decimal
 from typing import NamedTuple
 
@@ -20,20 +20,21 @@ from core.money import fee_for, quantize_money
 from core.riding import riding
 from finance.accounts import account_is_blacklisted, normalize_account
 from finance.models import Balance, FeeRange, PaymentMethod, Side, Terminal
-from finance.services import balance_covers_check, balance_reserve, method_deeplink
+from finance.services import balance_covers_check, balance_reserve
 from webhooks.models import EventType
 from webhooks.services import event_queue, event_write
 
 from ..models import Order
 from . import matching
 from .antifraud import antifraud_check
+from .draft import order_draft
 from .events import emit_event, event_prepare
 from .freed import Freed
 from .lifecycle import order_expire
 from .load import requisite_load_take, requisite_load_untake, utc_day
 from .pricing import fee_range_for, method_resolve
 from .request_rules import customer_bank_normalize, order_validate_request
-from .sandbox import sandbox_action_for, sandbox_refusal_check, sandbox_schedule
+from .sandbox import sandbox_refusal_check, sandbox_schedule
 
 
 class OrderAvailability(NamedTuple):
@@ -226,10 +227,64 @@ def _order_place(
     caps (a conditional UPDATE of its load row and a Buy's trader's deposit, taken back
     by hand when they leave no room), then a Sell's reserve for the amount chosen.
 
+    The first slice of candidates is read, and the first candidate's order and event
+    built, before the transaction: what it holds is then only the writes. On SQLite a
+    transaction holds the database's one write lock from BEGIN to COMMIT, and the read
+    and the building were half of that time. The read's figures decide nothing (the
+    INSERT against the slot index and the conditional UPDATEs do), as on PostgreSQL,
+    where the read never held a lock.
+
     With `write` off (availability) the same checks read and refuse alike, nothing is
     locked or written, and the matcher's first candidate is the answer; `freed`: what
     expiring overdue holders would free, counted as free."""
     ttl = settings.ORDER_TTL_BUY_SECONDS if side == Side.BUY else settings.ORDER_TTL_SELL_SECONDS
+    order_id = uuid.uuid4()
+    reserve_id = uuid.uuid4() if side == Side.SELL and write else None
+    livemode = terminal.livemode
+    walks = []
+    found = matching.candidates(
+        methods=methods,
+        side=side,
+        amounts=amounts,
+        sandbox=not livemode,
+        write=write,
+        freed=freed,
+        walks=walks,
+        early=write,
+    )
+
+    # What every candidate's order copies from the request.
+    asked = dict(
+        order_id=order_id,
+        terminal=terminal,
+        side=side,
+        amount=amount,
+        method=method,
+        fee_range=fee_range,
+        reserve_id=reserve_id,
+        ttl=ttl,
+        client_order_id=client_order_id,
+        customer_name=customer_name,
+        customer_account=customer_account,
+        customer_bank=customer_bank,
+        user_id=user_id,
+        webhook_url=webhook_url,
+    )
+
+    def build(requisite, chosen: Decimal) -> tuple:
+        """The order on this candidate, its INSERT and (without a form session) its
+        order.created event, made now: nothing is written yet."""
+        candidate = order_draft(requisite=requisite, chosen=chosen, **asked)
+        insert = HeldInsert(candidate, held_by=matching.SLOT_CONSTRAINT)
+        prepared = (
+            event_prepare(candidate, EventType.ORDER_CREATED, actor=actor)
+            if form_session is None
+            else None
+        )
+        return candidate, insert, prepared
+
+    first = next(found, None) if write else None
+    ready = [] if first is None else [(*first, build(*first))]
     with transaction.atomic() if write else nullcontext():
         if user_id is not None:
             if write:
@@ -237,8 +292,6 @@ def _order_place(
                 advisory_xact_lock("antifraud", terminal.pk, user_id)
             antifraud_check(terminal=terminal, user_id=user_id)
 
-        order_id = uuid.uuid4()
-        reserve_id = None
         if side == Side.SELL:
             # 402 before matching when the balance cannot cover the amount asked. The
             # reserve itself is made last, for the amount chosen, once the requisite's
@@ -246,82 +299,23 @@ def _order_place(
             # the order row names it by the id it will have.
             reserve_amount = amount + fee_for(amount, rate=fee_range.fee, fixed=fee_range.fixed_fee)
             balance_covers_check(Balance.objects.get(terminal=terminal), reserve_amount)
-            reserve_id = uuid.uuid4() if write else None
 
-        order, full, short, walks = None, set(), set(), []
-        livemode = terminal.livemode
-        for requisite, chosen in matching.candidates(
-            methods=methods,
-            side=side,
-            amounts=amounts,
-            sandbox=not livemode,
-            write=write,
-            freed=freed,
-            walks=walks,
-        ):
+        if write:
+            walks[0].begin_writing()  # the load rows the early read found missing
+        order, full, short = None, set(), set()
+        attempts = itertools.chain(ready, ((r, c, None) for r, c in found))
+        for requisite, chosen, built in attempts:
             if requisite.pk in full or requisite.trader_id in short:
                 continue
-            fee_amount = fee_for(chosen, rate=fee_range.fee, fixed=fee_range.fixed_fee)
             if not write:
+                fee_amount = fee_for(chosen, rate=fee_range.fee, fixed=fee_range.fixed_fee)
                 return OrderAvailability(True, requisite.method, chosen, fee_amount)
-            candidate = Order(
-                id=order_id,
-                terminal=terminal,
-                client_order_id=client_order_id,
-                currency=terminal.currency,
-                side=side,
-                method=requisite.method,
-                initial_method=method,
-                requisite_id=requisite.pk,
-                trader_id=requisite.trader_id,
-                requested_amount=amount,
-                amount=chosen,
-                fee=fee_range.fee,
-                fixed_fee=fee_range.fixed_fee,
-                fee_amount=fee_amount,
-                trader_reward_percent=fee_range.trader_reward_percent,
-                holder_name=requisite.holder_name,
-                holder_account=requisite.account,
-                customer_name=customer_name,
-                customer_account=customer_account,
-                customer_bank=customer_bank,
-                user_id=user_id,
-                webhook_url=webhook_url,
-                payment_link=(
-                    method_deeplink(
-                        requisite.method,
-                        account=requisite.account,
-                        amount=chosen,
-                        order_id=order_id,
-                    )
-                    if side == Side.BUY
-                    else None
-                ),
-                reserve_id=reserve_id,
-                livemode=livemode,
-                sandbox_action=sandbox_action_for(terminal=terminal, amount=amount),
-                event_sequence=1,  # order.created, recorded below
-                # by the database's clock, as the slice read it
-                created_at=requisite.clock,
-                expires_at=requisite.clock + timedelta(seconds=ttl),
-            )
-            candidate.db_clock = requisite.clock  # the database's now, for its status
-            # Its INSERT (made now: an auto_now field is stamped, as the event shows it).
-            insert = HeldInsert(candidate, held_by=matching.SLOT_CONSTRAINT)
+            candidate, insert, prepared = built or build(requisite, chosen)
             with riding(gated=True):
-                # The order.created event with its deliveries, rendered now and written
-                # with the order only if the caps hold (core.riding), queued then;
-                # unless a form session changes the order (its form_url) once it is
-                # written.
-                event = (
-                    event_write(
-                        *event_prepare(candidate, EventType.ORDER_CREATED, actor=actor),
-                        queue=False,
-                        ride=True,
-                    )
-                    if form_session is None
-                    else None
-                )
+                # The order.created event with its deliveries, written with the order
+                # only if the caps hold (core.riding), queued then; unless a form
+                # session changes the order (its form_url) once it is written.
+                event = None if prepared is None else event_write(*prepared, queue=False, ride=True)
                 # The INSERT (nothing written when a concurrent order holds this
                 # (requisite, amount)), then the caps (then a Sell's reserve): the
                 # requisite's load row and a Buy's trader's balance row (frozen in the

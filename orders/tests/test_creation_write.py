@@ -37,7 +37,13 @@ def test_a_creation_is_its_slice_and_one_write(side):
     world.shop.save(update_fields=["webhook_urls"])
     order, sent = statements_of(world, "1000.00", 1, side=side)
     slice_at = next(n for n, s in enumerate(sent) if "row_number()" in s)
-    write, *after = sent[slice_at + 1 :]
+    rest = sent[slice_at + 1 :]
+    if side == "Sell":
+        # The slice is read before the transaction, whose first statement is a Sell's
+        # check of the merchant's balance (402 before matching).
+        check, *rest = rest
+        assert check.startswith("SELECT") and "finance_balance" in check, check
+    write, *after = rest
     # the slice, the write; then a Sell's reserve of the merchant's balance
     assert all("finance_balance" in s or "finance_reserve" in s for s in after), after
     assert bool(after) is (side == "Sell")
@@ -115,3 +121,24 @@ def test_a_candidate_refused_at_the_write_leaves_nothing_and_the_next_one_serves
     assert figures(order.requisite) == (1, Decimal("1000.00"))
     if stale == "no room":  # (the other's balance was changed around the books)
         assert ledger_check() == []
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("side", ["Buy", "Sell"])
+def test_the_slice_is_read_before_the_transaction_that_writes(side):
+    """What the creation's transaction holds (on SQLite, the database's one write lock)
+    is its writes: the requisites are read, and the order built, before it begins."""
+    world = caps_world()
+    seen = []
+
+    def wrapper(execute, sql, params, many, context):
+        seen.append((sql, connection.in_atomic_block))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(wrapper):
+        response = create(world, "1000.00", 1, side=side)
+    assert response.status_code == 201, response.content
+    [slice_read] = [atomic for sql, atomic in seen if "row_number()" in sql]
+    [insert] = [atomic for sql, atomic in seen if 'INSERT INTO "orders_order"' in sql]
+    assert (slice_read, insert) == (False, True)
+    assert Order.objects.get(pk=response.json()["id"]).status == "Pending"
