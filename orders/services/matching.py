@@ -176,7 +176,9 @@ def candidates(
     chunks, the least busy first within a chunk, so load spreads out and the cost of a
     match does not grow with the number of requisites a method has. `freed`
     (availability's, a freed.Freed): overdue orders' holds counted as free. `walks`:
-    a list the walk is appended to, for its `clock` (see overdue_holders).
+    a list the walk is appended to, for its `clock` (see overdue_holders). `early`:
+    the first slices are read before creation's transaction, which then calls the
+    walk's `begin_writing` (placement).
     """
     chunks = _Chunks(methods, side, amounts, sandbox, freed)
     chunks.write, chunks.early = write, early
