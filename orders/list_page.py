@@ -51,6 +51,7 @@ _TIMES_AS_TEXT = {"created_at", "updated_at", "expires_at"}
 _SUMS_AS_TEXT = {"amount", "fee", "fee_amount", "paid_amount"}
 _AS_TEXT = {*_IDS_AS_TEXT, *_TIMES_AS_TEXT, *_SUMS_AS_TEXT, "status", "db_clock"}
 _ISO_UTC = 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'  # core.formats.iso_utc's form
+_UUID_GROUPS = ((1, 8), (9, 4), (13, 4), (17, 4), (21, 12))  # SQLite's hex, dashed
 
 
 def _as_text(name: str, column: str) -> str:
@@ -71,9 +72,6 @@ def _as_text(name: str, column: str) -> str:
             f" || CASE WHEN length({column}) = 19 THEN '.000000Z' ELSE 'Z' END"
         )
     return f"CASE WHEN {column} IS NULL THEN NULL ELSE printf('%%.2f', {column}) END"
-
-
-_UUID_GROUPS = ((1, 8), (9, 4), (13, 4), (17, 4), (21, 12))
 
 
 def _read(name: str) -> str:
