@@ -189,7 +189,10 @@ def snapshot(value):
         if other is not None and hasattr(other, "_meta")
     }
     fields = value._meta.concrete_fields
-    return (value.__class__, tuple(getattr(value, f.attname) for f in fields), related)
+    values = tuple(getattr(value, f.attname) for f in fields)
+    # Where a JSON field's list or dict sits: each caller gets a copy of those alone.
+    mutable = tuple(k for k, item in enumerate(values) if isinstance(item, (list, dict)))
+    return (value.__class__, values, related, mutable)
 
 
 def rebuild(snap):
@@ -198,10 +201,11 @@ def rebuild(snap):
     if len(snap) == 2:
         kind, items = snap
         return kind(rebuild(item) for item in items)
-    model, values, related = snap
-    values = [
-        copy.deepcopy(value) if isinstance(value, (list, dict)) else value for value in values
-    ]
+    model, values, related, mutable = snap
+    if mutable:
+        values = list(values)
+        for k in mutable:
+            values[k] = copy.deepcopy(values[k])
     obj = model.from_db("default", [f.attname for f in model._meta.concrete_fields], values)
     for name, other in related.items():
         obj._state.fields_cache[name] = rebuild(other)

@@ -6,11 +6,9 @@ import uuid
 from datetime import datetime
 from decimal import Decimal
 
-from django.db import connection
-
 from core.db import db_now_sql, parse_clock
 from core.money import quantize_money
-from core.prepared import opaque, prepared_cursor
+from core.prepared import current, opaque, prepared_cursor
 from finance.models import AccountKind, Balance, Side
 
 from ..models import Order, OrderStatus, Requisite, RequisiteLoad, Trader
@@ -53,17 +51,20 @@ def slice_sql(
     only for the rows kept. `deposit_floor` lowers the deposit bar (availability
     counting overdue Buys' frozen money as free).
     """
+    # The connection itself, not the `connection` proxy: an aggregate's walk binds
+    # two dozen ids, and each read through the proxy looked the connection up again.
+    db = current()
     key = Requisite._meta.pk
     money = Order._meta.get_field("amount")
 
     def db_uuid(value):
-        return key.get_db_prep_value(value, connection)
+        return key.get_db_prep_value(value, db)
 
     def db_money(value):
-        return money.get_db_prep_value(value, connection)
+        return money.get_db_prep_value(value, db)
 
     sql = _slice_text(
-        connection.vendor,
+        db.vendor,
         side,
         len(amounts),
         len(methods),
@@ -71,7 +72,7 @@ def slice_sql(
         int(width),
     )
     low, high = db_money(min(amounts)), db_money(max(amounts))
-    params = [RequisiteLoad._meta.get_field("day").get_db_prep_value(load.utc_day(), connection)]
+    params = [RequisiteLoad._meta.get_field("day").get_db_prep_value(load.utc_day(), db)]
     if side == Side.BUY:
         params += map(db_money, amounts)
     params += [high, low]
@@ -131,7 +132,7 @@ def _slice_text(
         SELECT s.*, l.requisite_id IS NOT NULL AS has_load,
           COALESCE(l.pending, 0) AS pending,
           CASE WHEN l.day = %s THEN l.turnover ELSE 0 END AS turnover,
-          {db_now_sql(vendor)} AS clock
+          CASE WHEN s.place = s.walked THEN {db_now_sql(vendor)} END AS clock
           {holds}
         FROM (
           SELECT w.*, {available} AS available,
@@ -194,6 +195,13 @@ def read_slice(
         cursor.execute(sql, params)
         rows = [Candidate(values, methods, amounts) for values in cursor.fetchall()]
     walked = rows[0].walked if rows else 0
+    if rows:
+        # The database's clock as the slice read it (SQLite: its text), read once: the
+        # walk's last row, always among those given, carries it.
+        clock = rows[-1].clock
+        clock = clock if isinstance(clock, datetime) else parse_clock(clock)
+        for row in rows:
+            row.clock = clock
     if freed is not None:
         for row in rows:
             if row.ok:
@@ -259,8 +267,7 @@ class Candidate:
         self.available = None if available is None else _money(available)  # a Buy's only
         self.method = methods[self.method_id]  # already loaded
         self.busy = {amount for amount, held in zip(amounts, values[18:], strict=False) if held}
-        # the database's clock as the slice read it (SQLite: its text)
-        self.clock = clock if isinstance(clock, datetime) else parse_clock(clock)
+        self.clock = clock  # the walk's last row's; read_slice gives it to every row
 
     def takes(self, amount: Decimal) -> bool:
         """Whether this requisite's own range and (for a Buy) its trader's deposit as
