@@ -97,6 +97,9 @@ def device_add_view(request):
     if not name:
         messages.error(request, _("Give the device a name."))
         return redirect("trader-devices")
+    if "\x00" in name:  # the database cannot store one (PostgreSQL refuses it)
+        messages.error(request, _("A device's name cannot hold a NUL character."))
+        return redirect("trader-devices")
     device, raw = device_add(
         trader=request.trader, name=name, requisites=_chosen_requisites(request, request.trader)
     )

@@ -60,6 +60,17 @@ def test_adding_a_device_shows_its_token_once_as_text_and_qr(cab):
     assert f'data-device-id="{device.pk}"' in again
 
 
+def test_a_name_with_a_nul_is_refused_on_the_page_and_nothing_is_added(cab):
+    response = cab.client.post(
+        f"{PAGE}add/", {"name": "a\x00b", "requisites": [str(cab.requisite.pk)]}, follow=True
+    )
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Название устройства не может содержать символ NUL." in html
+    assert 'data-testid="device-token"' not in html
+    assert not Device.objects.filter(trader=cab.trader).exists()
+
+
 def test_a_device_is_offline_until_heard_from(cab):
     device, token = device_add(trader=cab.trader, name="Phone", requisites=[cab.requisite])
     html = cab.client.get(PAGE).content.decode()
