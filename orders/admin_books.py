@@ -4,6 +4,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 
 from core.admin_pages import operator_money, operator_time
+from finance.descriptions import shown_description
 from finance.models import Balance, Transaction
 
 LEDGER_ROWS = 20
@@ -44,7 +45,7 @@ def trader_ledger_html(trader) -> str:
                 t.get_transaction_type_display(),
                 operator_money(t.amount),
                 operator_money(t.balance_after),
-                t.client_description,
+                shown_description(t.client_description),
                 t.reference,
             )
             for t in rows

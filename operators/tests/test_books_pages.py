@@ -60,4 +60,8 @@ def test_the_traders_admin_page_shows_its_balance_and_ledger(world, operator):
     assert 'data-testid="trader-balance"' in html
     assert html.count('data-testid="trader-ledger-row"') >= 3  # deposit, order_buy, reward
     assert "получен платёж (списание)" in html and "вознаграждение" in html
+    # The rows' own descriptions in the page's language, as on the ledger's list
+    short = buy["id"][:8]
+    assert f"Платёж по заказу {short}" in html and f"Вознаграждение за заказ {short}" in html
+    assert f"Buy {short}" not in html and f"Reward {short}" not in html
     assert str(Decimal("100000000.00")) in html
