@@ -48,7 +48,7 @@ class StrictBooleanField(serializers.BooleanField):
 
 def page_query(default_size: int) -> type[serializers.Serializer]:
     class PageQuery(KeptFieldsSerializer):
-        page = serializers.IntegerField(min_value=1, default=1, max_value=10**9)
+        page = serializers.IntegerField(min_value=1, default=1)  # past the end: no items
         size = serializers.IntegerField(min_value=1, max_value=100, default=default_size)
 
     return PageQuery

@@ -17,6 +17,16 @@ from django.db.models import Q, QuerySet
 from .error_codes import ErrorCode
 from .errors import NotFound
 
+# The furthest a page may start: a page past the end is 200 with no items however far
+# past (decisions.md), and an OFFSET beyond this still fits the databases' 64-bit integer
+# with the page's rows added, yet lies past any list's end.
+OFFSET_CEILING = 2**62
+
+
+def page_offset(page: int, size: int) -> int:
+    """Where page `page` of `size` rows starts."""
+    return min((page - 1) * size, OFFSET_CEILING)
+
 
 def page_body(rows: list, *, page: int, size: int, total: int, has_more: bool, estimate: bool):
     """The page envelope: the spec's `total, page, size, pages, items` and the two
@@ -76,7 +86,7 @@ def numbered_page(
 ) -> dict:
     """Page `page` of the ordered `qs` by offset (numbered_page_body). `read` shapes
     the page's rows (columns, joins); the count takes the bare `qs`."""
-    offset = (page - 1) * size
+    offset = page_offset(page, size)
     rows = list(read(qs)[offset : offset + size + 1])
 
     def count(limit: int) -> int:
@@ -88,7 +98,7 @@ def numbered_page(
 def paginate(queryset: QuerySet, *, page: int, size: int, render) -> dict:
     """A short list's page with its exact total (the spec's `total, page, size, pages,
     items`), `render` making the items of the page's rows."""
-    offset = (page - 1) * size
+    offset = page_offset(page, size)
     rows = list(queryset[offset : offset + size])
     # A first page that is not full already says how many there are: no COUNT then.
     total = len(rows) if page == 1 and len(rows) < size else queryset.count()

@@ -22,7 +22,13 @@ from core.db import db_now_sql
 from core.error_codes import ErrorCode
 from core.errors import NotFound
 from core.formats import parse_uuid
-from core.pagination import PageAsked, beyond_sql, keyset_page_body, numbered_page_body
+from core.pagination import (
+    PageAsked,
+    beyond_sql,
+    keyset_page_body,
+    numbered_page_body,
+    page_offset,
+)
 from core.prepared import opaque, prepared_cursor
 from finance.models import PaymentMethod, Terminal
 
@@ -210,7 +216,7 @@ def order_list_page(
     # Only `ending_before`: the orders nearest the cursor, read towards it.
     backwards = after is None and before is not None
     direction = "DESC" if descending != backwards else "ASC"
-    offset = 0 if asked.by_cursor else (asked.page - 1) * size
+    offset = 0 if asked.by_cursor else page_offset(asked.page, size)
     # The sizes are opaque to the planner: with them in sight, each run's plan looked
     # cheaper than the generic one (same shape) and the page was planned every time.
     number = opaque("bigint")

@@ -40,6 +40,11 @@ def test_initial_deposit_is_listed_with_every_field(shop, terminal):
     assert item["created_at"].endswith("Z")
 
 
+def test_a_page_however_far_past_the_end_is_empty(shop):
+    body = shop.get(URL, {"page": 10**23, "size": 100}).json()
+    assert (body["items"], body["total"], body["page"]) == ([], 1, 10**23)
+
+
 def test_order_flows_append_deposits_and_withdrawals_with_running_total(shop, method):
     trader = ApiClient(RequisiteFactory(method=method).trader.raw_key)
     common = {"payment_method_id": str(method.pk), "amount": "1000"}

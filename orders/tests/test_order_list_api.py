@@ -60,6 +60,12 @@ def test_pagination_and_page_past_the_end(shop, world):
     assert (page["total"], page["pages"], len(page["items"])) == (5, 3, 1)
     past = shop.get(URL, {"size": 2, "page": 9}).json()["orders"]
     assert past["items"] == [] and past["total"] == 5
+    # However far past: no number is too large for a page (decisions.md: 200, no items)
+    for far in (10**9 + 1, 10**23):
+        answer = shop.get(URL, {"size": 100, "page": far})
+        assert answer.status_code == 200, answer.content
+        body = answer.json()["orders"]
+        assert (body["items"], body["page"], body["total"]) == ([], far, 5)
 
 
 def test_empty_list_has_zero_pages(shop, world):
