@@ -8,10 +8,12 @@ GUNICORN_THREADS. Each thread may hold one database connection (CONN_MAX_AGE), s
 processes × threads × machines must stay under PostgreSQL's max_connections (or put
 PgBouncer in front)."""
 
+import json
 import os
 from pathlib import Path
 
 import environ
+import gunicorn.util
 from gunicorn.glogging import Logger
 
 # The same .env the Django settings read (variables already set win), for VAR_DIR.
@@ -61,9 +63,29 @@ class _Logger(Logger):
 
 
 logger_class = _Logger
-# gunicorn answers an over-long request line with its own HTML page before Django
+# gunicorn answers an over-long request line with its own error before Django
 # runs; its largest allowed line keeps that to lines no API call comes near.
 limit_request_line = 8190
+
+
+def _json_error(sock, status_int, reason, mesg):
+    """gunicorn's own answer to a request it cannot pass on (a request line or header
+    over its limits, a malformed one), in the service's error shape instead of an HTML
+    page: no HTML error page under /api/ (decisions.md), and the path is not known."""
+    code = {414: "uri_too_long", 431: "headers_too_large"}.get(
+        status_int, "internal_error" if status_int >= 500 else "malformed_request"
+    )  # the proxy's codes for the same refusals (docs/deploy.md)
+    message = f"{reason}: {mesg}" if mesg else reason
+    body = json.dumps({"success": False, "message": message, "code": code}).encode()
+    head = (
+        f"HTTP/1.1 {status_int} {reason}\r\nConnection: close\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    gunicorn.util.write_nonblock(sock, head.encode("latin-1") + body)
+
+
+# The one place gunicorn writes such an answer (its workers call it by this name).
+gunicorn.util.write_error = _json_error
 
 # Log lines as JSON, like the service's own (settings.LOGGING).
 logconfig_dict = {

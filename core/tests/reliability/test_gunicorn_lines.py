@@ -2,6 +2,7 @@
 access line per request, Django's, unless GUNICORN_ACCESS_LOG asks for gunicorn's too."""
 
 import json
+import socket
 
 import httpx
 import pytest
@@ -46,3 +47,38 @@ def test_gunicorn_s_own_line_when_asked(tmp_path):
     theirs = _access(lines, "gunicorn.access")
     assert any("GET /healthz?probe=1 " in line["message"] for line in theirs)
     assert len(theirs) == len(_access(lines, "paymentsvc.access"))
+
+
+def _raw(port: int, request: bytes) -> tuple[str, dict, bytes]:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+        conn.sendall(request)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status, *fields = head.decode("latin-1").split("\r\n")
+    headers = dict(field.split(": ", 1) for field in fields)
+    return status, {k.lower(): v for k, v in headers.items()}, body
+
+
+def test_what_gunicorn_refuses_itself_is_a_json_error_not_an_html_page(tmp_path):
+    port = stack.free_port()
+    process = stack.start_gunicorn(
+        port=port, env={"DATABASE_URL": stack.database_url()}, log=tmp_path / "g.log"
+    )
+    long_line = b"GET /api/v1/form/search?client_order_id=" + b"a" * 10_000 + b" HTTP/1.1\r\n\r\n"
+    long_header = (
+        b"GET /api/v1/finance/balance HTTP/1.1\r\nHost: x\r\nX-API-Key: "
+        + b"x" * 10_000
+        + b"\r\n\r\n"
+    )
+    try:
+        answers = [_raw(port, request) for request in (long_line, long_header, b"BAD\r\n\r\n")]
+    finally:
+        stack.stop(process)
+    assert [status.split(" ")[1] for status, _, _ in answers] == ["414", "431", "400"]
+    codes = ["uri_too_long", "headers_too_large", "malformed_request"]
+    for (_status, headers, body), code in zip(answers, codes, strict=True):
+        assert headers["content-type"] == "application/json"
+        error = json.loads(body)
+        assert (error["success"], error["code"]) == (False, code) and error["message"]
