@@ -126,7 +126,9 @@ def _session_page(request, session: FormSession, *, receipt_error: str = "", sta
         context["paid_expired_support"] = str(TEXTS["paid_expired_support"]) % {
             "order": session.client_order_id
         }
-        if state == SessionState.REQUISITES_FOUND:
+        # The requisites' screen, before and after "I have paid" (both show them): a
+        # payer on a computer may still move to the phone, to pay or to send a receipt.
+        if state in (SessionState.REQUISITES_FOUND, SessionState.PAYMENT_CONFIRMATION):
             context["qr"] = qr_svg(services.form_url(session), label=str(TEXTS["qr_label"]))
     return _page(request, "forms_ui/session.html", context, lang=lang, status=status)
 

@@ -341,6 +341,13 @@ def test_the_qr_code_encodes_the_form_url_with_its_quiet_zone(shop, client):
     assert path in expected.svg_inline(scale=5, border=4, dark="#000", light="#fff")
     size = (expected.symbol_size(border=4)[0]) * 5
     assert f'width="{size}"' in drawn  # the 4-module quiet zone is part of the element
+    # still there once the payer has pressed "I have paid": the requisites stay shown
+    client.post("/form/paid", {"session_id": session.pk})
+    session.refresh_from_db()
+    assert session.state == "payment_confirmation"
+    html = client.get("/form/", {"session_id": session.pk}).content.decode()
+    assert html.count('data-testid="continue-on-phone-qr"') == 1
+    assert 'data-testid="requisite-account"' in html
 
 
 def test_amounts_are_written_the_russian_way(shop, client):
