@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.utils import timezone, translation
 from django.utils.translation import gettext_lazy as _
@@ -100,9 +101,18 @@ def trader_required(view):
         request.trader = trader
         if request.session.get(SESSION_TRADER) != str(trader.pk):
             request.session[SESSION_TRADER] = str(trader.pk)
-        return view(request, *args, **kwargs)
+        try:
+            return view(request, *args, **kwargs)
+        except Http404:  # an id that names nothing of this trader's
+            return page_missing(request)
 
     return wrapped
+
+
+def page_missing(request, *args, **kwargs):
+    """The cabinet's own 404 page, in its language, DEBUG or not (Django's pages for a
+    404 are English)."""
+    return cabinet_page(request, "traders/missing.html", {}, status=404)
 
 
 def cabinet_page(request, template: str, context: dict, *, status: int = 200, active: str = ""):

@@ -1,6 +1,7 @@
-from django.urls import path
+from django.urls import path, re_path
 
 from . import balance_page, login, views
+from .access import in_cabinet_language, page_missing
 
 urlpatterns = [
     path("login/", login.sign_in, name="trader-login"),
@@ -28,3 +29,6 @@ urlpatterns += [
 urlpatterns += [
     path("balance/", balance_page.balance_page, name="trader-balance"),
 ]
+# Any other address under /trader/ that ends in a slash (one without is first sent to
+# its slashed form, as everywhere): the cabinet's own 404 page, in its language.
+urlpatterns += [re_path(r"^.*/$", in_cabinet_language(page_missing))]

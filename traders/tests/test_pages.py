@@ -265,3 +265,24 @@ def test_the_orders_version_moves_on_a_cache_without_number_keep(settings):
     before = live.orders_version("t-1")
     live.orders_changed("t-1")
     assert live.orders_version("t-1") != before
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_page_that_is_not_there_is_the_cabinets_own_404_in_its_language(cab, settings, debug):
+    settings.DEBUG = debug  # Django's own 404 pages (the technical one in DEBUG) are English
+    other = make_cabinet("other")
+    theirs = buy_order(terminal=other.terminal, method=other.method)
+    for path in (
+        "/trader/no-such-page/",
+        "/trader/devices/no-such-page/",
+        f"/trader/orders/{theirs.pk}/receipts/{theirs.pk}/",
+    ):
+        response = cab.client.get(path)
+        assert response.status_code == 404, path
+        html = response.content.decode()
+        assert 'data-testid="page-missing"' in html and "Страница не найдена" in html
+        assert '<html lang="ru"' in html
+    english = cab.client.get("/trader/no-such-page/", {"lang": "en"}).content.decode()
+    assert "Page not found" in english and '<html lang="en"' in english
+    # an address without its slash is still sent to its slashed form first
+    assert cab.client.get("/trader/balance").status_code == 301
