@@ -27,7 +27,8 @@ from django.core.exceptions import ImproperlyConfigured
 from django.core.signals import request_started
 from django.db import transaction
 from django.db.models import QuerySet
-from django.db.models.signals import post_delete, post_save
+from django.db.models.base import ModelState
+from django.db.models.signals import post_delete, post_init, post_save, pre_init
 
 logger = logging.getLogger(__name__)
 
@@ -195,6 +196,28 @@ def snapshot(value):
     return (value.__class__, values, related, mutable)
 
 
+_ATTNAMES: dict = {}
+
+
+def _loaded(model, values):
+    """An instance as `model.from_db` makes it from a row of all its concrete fields, for a
+    model nobody listens to the instance signals of: its state and its values put in
+    place directly. `Model.__init__` set them one by one through each field's
+    descriptor, which on a new instance (nothing cached on it yet) stores the value in
+    the same place, and sent two signals with no receiver; a creation rebuilds a dozen
+    kept rows (its key, terminal and methods)."""
+    if pre_init.has_listeners(model) or post_init.has_listeners(model):
+        return model.from_db("default", [f.attname for f in model._meta.concrete_fields], values)
+    names = _ATTNAMES.get(model)
+    if names is None:
+        names = _ATTNAMES[model] = tuple(f.attname for f in model._meta.concrete_fields)
+    obj = model.__new__(model)
+    state = obj._state = ModelState()
+    state.adding, state.db = False, "default"
+    obj.__dict__.update(zip(names, values, strict=True))
+    return obj
+
+
 def rebuild(snap):
     if snap is None:
         return None
@@ -206,7 +229,7 @@ def rebuild(snap):
         values = list(values)
         for k in mutable:
             values[k] = copy.deepcopy(values[k])
-    obj = model.from_db("default", [f.attname for f in model._meta.concrete_fields], values)
+    obj = _loaded(model, values)
     for name, other in related.items():
         obj._state.fields_cache[name] = rebuild(other)
     return obj

@@ -121,6 +121,14 @@ FINGERPRINTS = {
     # core/sql_rows.py (instances from a written-out row).
     "django.db.models.base.Model.from_db": ("core/memo.py", "eba347895d11fa79"),
     "django.db.models.base.ModelStateFieldsCacheDescriptor": ("core/memo.py", "08e53b8b852f566f"),
+    # core/memo.py: a kept row rebuilt without Model.__init__, its values stored where
+    # __init__ and the fields' descriptors store them on a new instance.
+    "django.db.models.base.Model.__init__": ("core/memo.py", "2950c3a90d8343b5"),
+    "django.db.models.base.ModelState": ("core/memo.py", "1c36c15dcbfdd1a9"),
+    "django.db.models.fields.related_descriptors.ForeignKeyDeferredAttribute": (
+        "core/memo.py",
+        "fd81c3fe552aed4a",
+    ),
 }
 
 
@@ -407,10 +415,23 @@ def test_a_kept_row_is_rebuilt_as_it_was_read():
     method = PaymentMethodFactory()
     ranges = list(FeeRange.objects.select_related("method").filter(method=method))
     again = memo.rebuild(memo.snapshot(ranges))
+    fields = FeeRange._meta.concrete_fields
     assert [(r.pk, r.min_amount, r.method.name) for r in again] == [
         (r.pk, r.min_amount, r.method.name) for r in ranges
     ]
     assert all(r._state.adding is False and r._state.db == "default" for r in again)
+    # as Django itself builds them from the same values: the same state and attributes
+    for built, read in zip(again, ranges, strict=True):
+        made = FeeRange.from_db("default", [], [getattr(read, f.attname) for f in fields])
+        assert {k: v for k, v in vars(built).items() if k != "_state"} == {
+            k: v for k, v in vars(made).items() if k != "_state"
+        }
+        assert vars(built._state) | {"fields_cache": None} == (
+            vars(made._state) | {"fields_cache": None}
+        )
+        built.min_amount = read.min_amount + 1  # and saved as an existing row
+        built.save(update_fields=["min_amount"])
+        assert FeeRange.objects.get(pk=read.pk).min_amount == read.min_amount + 1
 
 
 @pytest.mark.django_db
