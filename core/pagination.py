@@ -67,7 +67,7 @@ def numbered_page_body(
         total, estimate = len(rows), False
     else:
         total, estimate = _capped(count(count_cap + 1), count_cap)
-        if estimate:
+        if estimate and rows:  # a page past the end proves nothing beyond the cap
             total = max(total, (page - 1) * size + len(rows) + int(has_more))
     return page_body(rows, page=page, size=size, total=total, has_more=has_more, estimate=estimate)
 
