@@ -206,11 +206,11 @@ def _loaded(model, values):
     descriptor, which on a new instance (nothing cached on it yet) stores the value in
     the same place, and sent two signals with no receiver; a creation rebuilds a dozen
     kept rows (its key, terminal and methods)."""
-    if pre_init.has_listeners(model) or post_init.has_listeners(model):
-        return model.from_db("default", [f.attname for f in model._meta.concrete_fields], values)
     names = _ATTNAMES.get(model)
     if names is None:
         names = _ATTNAMES[model] = tuple(f.attname for f in model._meta.concrete_fields)
+    if pre_init.has_listeners(model) or post_init.has_listeners(model):
+        return model.from_db("default", names, values)
     obj = model.__new__(model)
     state = obj._state = ModelState()
     state.adding, state.db = False, "default"

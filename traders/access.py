@@ -109,7 +109,7 @@ def trader_required(view):
     return wrapped
 
 
-def page_missing(request, *args, **kwargs):
+def page_missing(request):
     """The cabinet's own 404 page, in its language, DEBUG or not (Django's pages for a
     404 are English)."""
     return cabinet_page(request, "traders/missing.html", {}, status=404)

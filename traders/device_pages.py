@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from core.db import DbNow
 from core.errors import ServiceError
-from core.formats import parse_uuid
+from core.formats import holds_nul, parse_uuid
 from finance.models import Side
 from orders.models import Order, OrderStatus, Requisite
 
@@ -97,7 +97,7 @@ def device_add_view(request):
     if not name:
         messages.error(request, _("Give the device a name."))
         return redirect("trader-devices")
-    if "\x00" in name:  # the database cannot store one (PostgreSQL refuses it)
+    if holds_nul(name):  # the database cannot store one (PostgreSQL refuses it)
         messages.error(request, _("A device's name cannot hold a NUL character."))
         return redirect("trader-devices")
     device, raw = device_add(
