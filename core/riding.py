@@ -90,6 +90,11 @@ def send(
     return _send(db, waiting or [], sql, values, returns, gate)
 
 
+def nothing_waiting() -> bool:
+    """Whether no write waits to be sent (none ever does outside a riding block)."""
+    return not getattr(_WAITING, "riders", None)
+
+
 def send_waiting() -> None:
     """What waits, sent now on its own (before a write that cannot carry it)."""
     waiting = getattr(_WAITING, "riders", None)

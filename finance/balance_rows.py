@@ -5,7 +5,7 @@ platform's), locked, or locked and changed in one statement. The ledger's moveme
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db import connection
+from django.db import DataError, connection
 from django.utils import timezone
 
 from core.money import quantize_money
@@ -121,6 +121,7 @@ def rows_change_together(
     *,
     lead: Lead | None = None,
     then: tuple[str, list] | None = None,
+    commit: bool = False,
 ) -> list[tuple | None]:
     """Several accounts' rows changed (each as `row_change(**change)` would), in the
     order given, in one statement: on PostgreSQL each UPDATE is a data-modifying WITH
@@ -140,7 +141,15 @@ def rows_change_together(
     requisite that was the load row and each balance, four times the balances'
     statement with its ledger rows (a quarter of the database's CPU per close). The
     waiting now falls on the small locking statement; the changing one starts after
-    it, sees the rows as they are, and waits on none."""
+    it, sees the rows as they are, and waits on none.
+
+    `commit` (PostgreSQL, the caller sure that nothing more is written in the
+    transaction and that it is the outermost: `movements_together`'s `commit_ahead`):
+    the transaction's COMMIT goes in the same round trip, so the shared rows are held
+    from their lock to the end of COMMIT with no Python and no round trip between. The
+    statement then fails (`NotCommittedAhead`, the transaction left to be rolled back)
+    unless every change matched its row: a refusal, or a row that is made on first
+    use, is for the caller to take the usual way, after its transaction is undone."""
     if connection.vendor != "postgresql" or (lead is None and then is None and len(changes) < 2):
         return [row_change(**change) for change in changes]
     parts, params, selects = [], [], []
@@ -173,6 +182,13 @@ def rows_change_together(
     if then is not None:
         parts.append(then[0])
         params += then[1]
+    if commit:
+        # No row ever comes from this branch: its condition divides by the product of
+        # the changes' counts, 0 when one matched no row, which fails the statement
+        # before the COMMIT behind it runs (a division by zero: nothing else in the
+        # statement divides). Not a constant, so evaluated as the statement runs.
+        changed = " * ".join(f"(SELECT count(*) FROM c{k})" for k in range(len(changes)))
+        selects.append(f"SELECT -1, NULL, NULL, NULL WHERE 1 / ({changed}) < 0")
     # Each lock read on its own too, in the lock order: one whose row is missing (made
     # on first use) reads no row, so the condition that reads the one before it is never
     # evaluated, and would leave that one unlocked.
@@ -181,13 +197,31 @@ def rows_change_together(
     db = current()
     # a handful of shapes, each planned once
     with prepared_cursor(db) as locking, prepared_cursor(db) as cursor:
-        # errors come when the pipeline ends: Django's, as from any statement
-        with db.wrap_database_errors, db.connection.pipeline():
-            locking.execute(f"WITH {', '.join(locks)} SELECT {counts}", lock_params)
-            cursor.execute(f"WITH {', '.join(parts)} {' UNION ALL '.join(selects)}", params)
+        try:
+            # errors come when the pipeline ends: Django's, as from any statement
+            with db.wrap_database_errors, db.connection.pipeline():
+                locking.execute(f"WITH {', '.join(locks)} SELECT {counts}", lock_params)
+                cursor.execute(f"WITH {', '.join(parts)} {' UNION ALL '.join(selects)}", params)
+                if commit:  # queued behind them, sent with them; psycopg's commit()
+                    # would add a Sync and a round trip of its own (the pipeline's end
+                    # brings the answer); Django's at the block's end finds nothing
+                    # left to commit (psycopg's does nothing outside a transaction)
+                    db.connection.execute("COMMIT", prepare=False)
+        except DataError as error:
+            if commit and getattr(error.__cause__, "sqlstate", None) == DIVISION_BY_ZERO:
+                raise NotCommittedAhead from error
+            raise
         for k, *row in cursor.fetchall():
             results[k] = _changed(row)
     return results
+
+
+DIVISION_BY_ZERO = "22012"
+
+
+class NotCommittedAhead(Exception):
+    """A change sent with its COMMIT (`rows_change_together(commit=True)`) matched no
+    row: nothing was committed, and the transaction is to be rolled back."""
 
 
 def row_change_made(lookup: dict, *, made_on_first_use: bool, **change) -> tuple | None:

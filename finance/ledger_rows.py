@@ -46,6 +46,11 @@ def ledger_row_write(**fields) -> Transaction:
     return row
 
 
+def nothing_gathered() -> bool:
+    """Whether no row waits for the end of a `ledger_rows_together` block."""
+    return not getattr(_GATHERED, "rows", None)
+
+
 @contextmanager
 def ledger_rows_together():
     """The Transactions the movements inside post, written together when the block

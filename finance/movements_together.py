@@ -16,10 +16,17 @@ from dataclasses import dataclass
 
 from django.db import connection
 
-from core.prepared import prepared_cursor
+from core.prepared import current, prepared_cursor
+from core.riding import nothing_waiting
 
 from .balance_rows import Lead, row_change_made, rows_change_together
-from .ledger_rows import Rows, ledger_row_write, ledger_rows_after, ledger_rows_together
+from .ledger_rows import (
+    Rows,
+    ledger_row_write,
+    ledger_rows_after,
+    ledger_rows_together,
+    nothing_gathered,
+)
 
 # Inside `movements_together` on PostgreSQL: the row changes of the movements run so
 # far, not sent yet.
@@ -63,14 +70,17 @@ def _posted(changed: tuple | None, rows: Rows, refused: Callable):
     return posted[0] if posted else None
 
 
-def send_queued() -> None:
+def send_queued(*, commit: bool = False) -> None:
     """The queued changes sent, in one statement, in their order, the block's lead at
     its head (once: it goes with the first changes sent, or alone when a movement that
     is not queued comes first), and on PostgreSQL the ledger's rows of the changes made
     written by the same statement; then each movement that matched no row is refused,
     in the same order. A row missing where one is made on first use is made and
     changed afterwards (after the rows queued behind it: only an account's first
-    movement ever), its ledger rows written at the end of the block."""
+    movement ever), its ledger rows written at the end of the block.
+
+    `commit`: the transaction is committed with that statement when it holds nothing
+    else that is still to be written (`movements_together`)."""
     queued = getattr(_QUEUED, "changes", None)
     lead = getattr(_QUEUED, "lead", None)
     if lead is not None:
@@ -82,7 +92,10 @@ def send_queued() -> None:
     _QUEUED.changes = []
     ledger = ledger_rows_after([q.rows for q in queued])
     results = rows_change_together(
-        [{"lookup": q.lookup, **q.change} for q in queued], lead=lead, then=ledger
+        [{"lookup": q.lookup, **q.change} for q in queued],
+        lead=lead,
+        then=ledger,
+        commit=commit and ledger is not None and _all_written_with_it(),
     )
     for q, result in zip(queued, results, strict=True):
         if result is not None and ledger is not None:
@@ -90,6 +103,20 @@ def send_queued() -> None:
         if result is None and q.made_on_first_use:
             result = row_change_made(q.lookup, made_on_first_use=True, **q.change)
         _posted(result, q.rows, q.refused)
+
+
+def _all_written_with_it() -> bool:
+    """Whether the statement about to go holds all that the transaction has left to
+    write, and the transaction may end with it: no savepoint to go back to, no write
+    riding on the next statement, no ledger row gathered for the end of its block."""
+    db = current()
+    return (
+        db.in_atomic_block
+        and not db.needs_rollback
+        and not any(db.savepoint_ids)
+        and nothing_waiting()
+        and nothing_gathered()
+    )
 
 
 def _lead_alone(lead: Lead) -> None:
@@ -100,7 +127,7 @@ def _lead_alone(lead: Lead) -> None:
 
 
 @contextmanager
-def movements_together(*, lead: Lead | None = None):
+def movements_together(*, lead: Lead | None = None, commit: bool = False):
     """The movements inside (credits, debits, unfreezes; a reserve's post or void sends
     what came before it first) change their rows in one statement at the end of the
     block, in their order, which is the lock order, with their ledger rows (on
@@ -115,7 +142,16 @@ def movements_together(*, lead: Lead | None = None):
     balances in the lock order (a requisite's load row), written at the head of their
     statement, ahead of the first row it changes (and locked first with them, by the
     statement that locks the rows before it changes them); sent alone if no change is
-    queued, and at once inside another block."""
+    queued, and at once inside another block.
+
+    `commit` (PostgreSQL): the caller's transaction is committed in the round trip of
+    that statement, the shared rows held to the end of COMMIT with nothing run between
+    (`balance_rows.rows_change_together`). Only for a caller that opened the
+    outermost transaction itself and writes nothing after the block; when the block's
+    statement could not have been the last (a savepoint, a write still waiting, a row
+    made on first use, a refusal), the transaction is not committed: either it is
+    committed at its end as usual, or `NotCommittedAhead` is raised and the caller
+    takes the whole action again without `commit`."""
     with ledger_rows_together():
         if getattr(_QUEUED, "changes", None) is not None or connection.vendor != "postgresql":
             if lead is not None:  # inside another block: written now, as it comes
@@ -125,6 +161,6 @@ def movements_together(*, lead: Lead | None = None):
         _QUEUED.changes, _QUEUED.lead = [], lead
         try:
             yield
-            send_queued()
+            send_queued(commit=commit)
         finally:
             _QUEUED.changes = _QUEUED.lead = None

@@ -32,6 +32,7 @@ from core.errors import InvalidRequest, NotFound
 from core.fast_insert import insert_row
 from core.formats import parse_uuid
 from core.riding import riding, send_waiting
+from finance.balance_rows import NotCommittedAhead
 from finance.models import PaymentMethod, Side
 from orders.audited import order_act_audited
 from orders.joined import CLOSE_RELATED, order_read_sql, prep, read_orders
@@ -73,15 +74,40 @@ def notification_receive(
     for when there is exactly one; a (device, id) seen before is a duplicate and
     changes nothing. A duplicate is told by the unique (device, id) constraint
     itself: no lookup before the INSERT, which a phone's retry (rare) pays for instead
-    of every first delivery."""
+    of every first delivery.
+
+    Received in a transaction of its own (not inside a caller's), the notification
+    writes nothing after the order's close, so the close commits it in the round trip
+    of its last statement (`order_confirm`'s `commit_ahead`): a burst of closes on one
+    requisite holds its shared rows the shorter. A close that cannot end the
+    transaction that way (the trader's balance refuses it, or an account's row is
+    made on first use) leaves it uncommitted and undone, and the notification is
+    received again the usual way."""
     reading = read_notification(text, title, source)
+    kept = {  # the row's fields known before the match
+        "device": device,
+        "external_id": external_id,
+        "source": source,
+        "title": title,
+        "text": text,
+        "received_at": received_at,
+        "amount": reading.amount,
+        "direction": reading.direction,
+        "bank": reading.bank,
+    }
     payment = reading.direction == INCOMING and reading.amount is not None
+    try:
+        return _received(kept, payment, commit_ahead=not connection.in_atomic_block)
+    except NotCommittedAhead:
+        return _received(kept, payment, commit_ahead=False)
+
+
+def _received(kept: dict, payment: bool, *, commit_ahead: bool) -> Received:
+    device, amount = kept["device"], kept["amount"]
     try:
         with transaction.atomic(), riding():
             found = (
-                matching_orders(device=device, amount=reading.amount, bank=reading.bank)
-                if payment
-                else []
+                matching_orders(device=device, amount=amount, bank=kept["bank"]) if payment else []
             )
             status = _status_for(payment, found)
             # Written with the order it is about to complete locked, in the statement
@@ -89,23 +115,15 @@ def notification_receive(
             # a retry of the same id waits on that lock, or on the unique constraint,
             # until this transaction ends.
             notification = BankNotification(
-                device=device,
-                external_id=external_id,
-                source=source,
-                title=title,
-                text=text,
-                received_at=received_at,
-                amount=reading.amount,
-                direction=reading.direction,
-                bank=reading.bank,
+                **kept,
                 status=status,
                 order_id=found[0].pk if status == NotificationStatus.MATCHED else None,
             )
             insert_row(notification, ride=True)
             if status == NotificationStatus.MATCHED:
-                _complete(notification, device, found[0])
+                _complete(notification, device, found[0], commit_ahead=commit_ahead)
     except IntegrityError:
-        first = _first_of(device, external_id)
+        first = _first_of(device, kept["external_id"])
         if first is None:
             raise
         return Received(first, duplicate=True)
@@ -192,14 +210,20 @@ def matching_orders(*, device: Device, amount: Decimal | None, bank: str | None)
     return read_orders(where, params, related=CLOSE_RELATED, lock=True, limit=2)
 
 
-def _complete(notification: BankNotification, device: Device, order: Order) -> None:
+def _complete(
+    notification: BankNotification, device: Device, order: Order, *, commit_ahead: bool
+) -> None:
     """The matched order (locked by the match) confirmed by the device, with its audit
-    entry (actor kind device) in the same transaction."""
+    entry (actor kind device) in the same transaction, which the close may commit
+    (`commit_ahead`: nothing is written after it but on a refusal, which it does not
+    commit)."""
     try:
         notification.order = order_act_audited(
             # no savepoint: a refusal before the close's first write (no longer
             # Pending) is handled below; any other error fails the notification whole
-            service=functools.partial(order_confirm, savepoint=False, locked=order),
+            service=functools.partial(
+                order_confirm, savepoint=False, locked=order, commit_ahead=commit_ahead
+            ),
             order_id=order.pk,
             actor=device_actor(device),
             actor_kind=ActorKind.DEVICE,

@@ -69,6 +69,7 @@ def _close(
     actor: str,
     paid_amount: Decimal | None = None,
     on_closed: OnClosed | None = None,
+    commit_ahead: bool = False,
 ) -> Order:
     _close_check(order, status, paid_amount)
     if status == OrderStatus.COMPLETED:
@@ -82,6 +83,7 @@ def _close(
         actor=actor,
         credit_description=f"Order {order.client_order_id}",
         on_closed=on_closed,
+        commit_ahead=commit_ahead,
     )
 
 
@@ -119,13 +121,16 @@ def _settle(
     actor: str,
     credit_description: str,
     on_closed: OnClosed | None = None,
+    commit_ahead: bool = False,
 ) -> Order:
     """The one way an order closes (locked, transition already checked): write the
     status and record its event (and call `on_closed(order)`: a caller's own writes,
     its audit entry), then, in the lock order, keep the requisite's figures (its load
     row) and move the money for `status` on all three sides: the trader's and the
     platform's (`_settle_trader`), then the merchant's (a Buy's credit of paid_amount
-    less fee_amount, a Sell's reserve posted or voided)."""
+    less fee_amount, a Sell's reserve posted or voided). `commit_ahead`: the
+    caller's transaction may be committed with the close's last statement
+    (`movements_together`'s `commit`)."""
     # A Pending Buy's working deposit is frozen on its trader (`_settle_trader` leaves
     # out one made before the books); read before the status changes.
     frozen = (
@@ -166,7 +171,7 @@ def _settle(
     # handed back) at its head, their ledger rows written by it too. A burst of closes
     # on one requisite queues on its load row: no Python and no round trip runs between
     # its lock and the balances', nor between those and the ledger's rows.
-    with movements_together(lead=lead):
+    with movements_together(lead=lead, commit=commit_ahead):
         _settle_trader(order, status, frozen=frozen)
         _settle_merchant(order, status, credit_description=credit_description)
     return order
@@ -264,6 +269,7 @@ def _transition(
     savepoint: bool = True,
     on_closed: OnClosed | None = None,
     locked: Order | None = None,
+    commit_ahead: bool = False,
 ) -> Order:
     """Move a Pending order to `status`; an order already past expiry expires instead
     and the caller gets 409, as if the sweep had run first. `on_closed(order)` runs in
@@ -277,7 +283,10 @@ def _transition(
     caller whose transaction fails whole on any error but a refusal before the first
     write (a device's notification) passes `savepoint=False`: two round trips fewer.
     Such a caller may also have locked the order already, in its transaction, as
-    `_lock` reads it (`locked`: the notification's match reads it that way)."""
+    `_lock` reads it (`locked`: the notification's match reads it that way), and,
+    when it opened the outermost transaction and writes nothing after the close, let
+    the close commit it (`commit_ahead`; not an overdue order's expiry, after which the
+    caller writes its refusal)."""
     refused = None
     with transaction.atomic(savepoint=savepoint):
         try:
@@ -292,7 +301,14 @@ def _transition(
                 _close(order, OrderStatus.EXPIRED, actor="expiry")
                 refused = OrderNotPending("Order is Expired, not Pending")
             else:
-                _close(order, status, actor=actor, paid_amount=paid_amount, on_closed=on_closed)
+                _close(
+                    order,
+                    status,
+                    actor=actor,
+                    paid_amount=paid_amount,
+                    on_closed=on_closed,
+                    commit_ahead=commit_ahead,
+                )
     if refused is not None:
         raise refused
     return order
@@ -306,10 +322,11 @@ def order_confirm(
     savepoint: bool = True,
     on_closed: OnClosed | None = None,
     locked: Order | None = None,
+    commit_ahead: bool = False,
 ) -> Order:
     """Completed; `paid_amount` is the order's amount unless told otherwise (the
-    sandbox's simulate may say what arrived). `savepoint`, `on_closed`, `locked`: see
-    `_transition`."""
+    sandbox's simulate may say what arrived). `savepoint`, `on_closed`, `locked`,
+    `commit_ahead`: see `_transition`."""
     return _transition(
         order_id,
         OrderStatus.COMPLETED,
@@ -318,6 +335,7 @@ def order_confirm(
         savepoint=savepoint,
         on_closed=on_closed,
         locked=locked,
+        commit_ahead=commit_ahead,
     )
 
 
