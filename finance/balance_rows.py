@@ -144,7 +144,7 @@ def rows_change_together(
     it, sees the rows as they are, and waits on none.
 
     `commit` (PostgreSQL, the caller sure that nothing more is written in the
-    transaction and that it is the outermost: `movements_together`'s `commit_ahead`):
+    transaction and that it is the outermost: `movements_together(commit=True)`):
     the transaction's COMMIT goes in the same round trip, so the shared rows are held
     from their lock to the end of COMMIT with no Python and no round trip between. The
     statement then fails (`NotCommittedAhead`, the transaction left to be rolled back)
