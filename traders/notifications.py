@@ -103,11 +103,13 @@ def notification_receive(
 
 
 def _received(kept: dict, payment: bool, *, commit_ahead: bool) -> Received:
-    device, amount = kept["device"], kept["amount"]
+    device = kept["device"]
     try:
         with transaction.atomic(), riding():
             found = (
-                matching_orders(device=device, amount=amount, bank=kept["bank"]) if payment else []
+                matching_orders(device=device, amount=kept["amount"], bank=kept["bank"])
+                if payment
+                else []
             )
             status = _status_for(payment, found)
             # Written with the order it is about to complete locked, in the statement

@@ -8,15 +8,14 @@ the request is still inside its transaction's block."""
 
 from decimal import Decimal
 
-import psycopg
 import pytest
-from django.db import connection
 
 import finance.movements_together as together
 from audit.models import AuditEntry
 from finance.ledger import ledger_check
 from finance.models import AccountKind, Balance
 from orders.models import Order
+from orders.tests.test_concurrency import in_parallel
 from traders.models import BankNotification
 from webhooks.models import WebhookEvent
 
@@ -25,17 +24,17 @@ from .setup import ground, sber_sms, send
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgres]
 
 
+def _buy_statuses() -> list[str]:
+    return sorted(Order.objects.filter(side="Buy").values_list("status", flat=True))
+
+
 @pytest.fixture
 def closes(monkeypatch):
     """Each close's balances' statement as it ran: whether it was to commit, what it
-    raised, and the order's status read right after it by another connection (what
-    was committed by then)."""
+    raised, and the orders' statuses read right after it on another thread's
+    connection (what was committed by then)."""
     seen = []
     real = together.rows_change_together
-    params = connection.get_connection_params()
-    params.pop("cursor_factory", None)
-    params.pop("context", None)
-    params.pop("prepare_threshold", None)
 
     def watched(changes, *, commit=False, **kwargs):
         entry = {"commit": commit, "raised": None, "elsewhere": None}
@@ -46,11 +45,7 @@ def closes(monkeypatch):
             entry["raised"] = type(error).__name__
             raise
         finally:
-            with psycopg.connect(**params, autocommit=True) as other:
-                statuses = other.execute(
-                    f"SELECT status FROM {Order._meta.db_table} WHERE side = 'Buy'"
-                ).fetchall()
-            entry["elsewhere"] = sorted(status for (status,) in statuses)
+            entry["elsewhere"] = in_parallel([_buy_statuses], workers=1)[0]
 
     monkeypatch.setattr(together, "rows_change_together", watched)
     return seen
