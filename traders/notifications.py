@@ -17,6 +17,7 @@ unique constraint), then finds the order no longer Pending and the first row, so
 order is never completed twice and every retry gets the first answer."""
 
 import functools
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -28,7 +29,7 @@ from audit.models import ActorKind
 from audit.services import audit_record
 from core.db import db_now_sql
 from core.error_codes import ErrorCode
-from core.errors import InvalidRequest, NotFound
+from core.errors import InsufficientFunds, InvalidRequest, NotFound
 from core.fast_insert import insert_row
 from core.formats import parse_uuid
 from core.riding import riding, send_waiting
@@ -41,6 +42,8 @@ from orders.services import OrderNotPending, order_confirm
 
 from .models import BankNotification, Device, NotificationStatus
 from .reader import INCOMING, read_notification
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -82,7 +85,12 @@ def notification_receive(
     requisite holds its shared rows the shorter. A close that cannot end the
     transaction that way (the trader's balance refuses it, or an account's row is
     made on first use) leaves it uncommitted and undone, and the notification is
-    received again the usual way."""
+    received again the usual way.
+
+    A close the books refuse (the trader's reward above the fee when the platform's
+    revenue cannot cover it: `InsufficientFunds`) undoes the close, and the
+    notification is kept `unmatched` with the order still Pending: the device's
+    message is never lost, and its trader can attach it once the books allow it."""
     reading = read_notification(text, title, source)
     kept = {  # the row's fields known before the match
         "device": device,
@@ -97,18 +105,27 @@ def notification_receive(
     }
     payment = reading.direction == INCOMING and reading.amount is not None
     try:
-        return _received(kept, payment, commit_ahead=not connection.in_atomic_block)
-    except NotCommittedAhead:
-        return _received(kept, payment, commit_ahead=False)
+        try:
+            return _received(kept, payment, commit_ahead=not connection.in_atomic_block)
+        except NotCommittedAhead:
+            return _received(kept, payment, commit_ahead=False)
+    except InsufficientFunds as refusal:
+        logger.warning(
+            "device %s notification %r: the order's close was refused (%s); kept unmatched",
+            device.pk,
+            external_id,
+            refusal,
+        )
+        return _received(kept, payment, commit_ahead=False, refused=True)
 
 
-def _received(kept: dict, payment: bool, *, commit_ahead: bool) -> Received:
+def _received(kept: dict, payment: bool, *, commit_ahead: bool, refused=False) -> Received:
     device = kept["device"]
     try:
         with transaction.atomic(), riding():
             found = (
                 matching_orders(device=device, amount=kept["amount"], bank=kept["bank"])
-                if payment
+                if payment and not refused
                 else []
             )
             status = _status_for(payment, found)

@@ -9,14 +9,17 @@ the request is still inside its transaction's block."""
 from decimal import Decimal
 
 import pytest
+from django.db import transaction
 
 import finance.movements_together as together
 from audit.models import AuditEntry
+from core.errors import InsufficientFunds
 from finance.ledger import ledger_check
 from finance.models import AccountKind, Balance
 from orders.models import Order
 from orders.tests.test_concurrency import in_parallel
 from traders.models import BankNotification
+from traders.notifications import notification_attach, notification_receive
 from webhooks.models import WebhookEvent
 
 from .setup import ground, sber_sms, send
@@ -101,19 +104,23 @@ def test_a_close_that_makes_the_platforms_row_is_received_again_the_usual_way(cl
     assert ledger_check() == []
 
 
-def test_a_refused_close_commits_nothing_and_answers_as_without_commit_ahead(closes):
+def test_a_refused_close_commits_nothing_and_keeps_the_notification_unmatched(closes):
     """A reward above the fee is the platform's debit, refused when its revenue does
-    not cover it: the notification's answer is the refusal, and nothing is kept."""
+    not cover it: the close is undone, the order stays Pending, and the notification
+    is kept unmatched (answered 200), for its trader to attach once the books allow."""
     g = ground()
     g.sber.ranges.filter(side="Buy").update(trader_reward_percent=Decimal("40"))
     order = g.buy("1500.00")
     assert order.trader_reward_percent == Decimal("40")
     Balance.objects.filter(kind=AccountKind.PLATFORM).update(available=0)
 
-    response = send(g.token, text=sber_sms("1500"))
+    response = send(g.token, id="refused", text=sber_sms("1500"))
 
-    assert response.status_code == 402, response.content
-    assert response.json()["success"] is False
+    assert response.status_code == 200, response.content
+    shown = response.json()["notification"]
+    assert shown["status"] == "unmatched"
+    assert shown["order_id"] is None
+    assert shown["parsed"]["amount"] == "1500.00"
     assert [(c["commit"], c["raised"]) for c in closes] == [
         (True, "NotCommittedAhead"),
         (False, None),  # the refusal is raised once the statement is back
@@ -121,16 +128,28 @@ def test_a_refused_close_commits_nothing_and_answers_as_without_commit_ahead(clo
     assert all(c["elsewhere"] == ["Pending"] for c in closes)
     order.refresh_from_db()
     assert order.status == "Pending"
-    assert not BankNotification.objects.exists()
+    kept = BankNotification.objects.get()
+    assert (kept.external_id, kept.status, kept.order_id) == ("refused", "unmatched", None)
     assert not WebhookEvent.objects.filter(order_id=order.pk, type="order.completed").exists()
+    assert ledger_check() == []
+
+    # The device's retry is the first answer; nothing is tried again.
+    again = send(g.token, id="refused", text=sber_sms("1500"))
+    assert again.status_code == 200
+    assert again.json()["notification"]["status"] == "duplicate"
+    assert again.json()["notification"]["order_id"] is None
+    assert len(closes) == 2
+
+    # Its trader may attach it: refused the same way while the books do not allow it.
+    with pytest.raises(InsufficientFunds):
+        notification_attach(notification=kept, order_id=order.pk, actor="trader:test")
+    order.refresh_from_db()
+    kept.refresh_from_db()
+    assert (order.status, kept.status, kept.order_id) == ("Pending", "unmatched", None)
     assert ledger_check() == []
 
 
 def test_inside_a_callers_transaction_the_close_leaves_the_commit_to_it(closes):
-    from django.db import transaction
-
-    from traders.notifications import notification_receive
-
     g = ground()
     g.buy("1500.00")
     with transaction.atomic():

@@ -3,10 +3,13 @@ every notification kept with what was read, and bad input refused with nothing k
 
 import json
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 
 import pytest
 from django.test import Client
 
+from finance.ledger import ledger_check
+from finance.models import AccountKind, Balance
 from orders.models import Order
 from orders.tests.clock import orders_age
 from orders.tests.factories import RequisiteFactory, TraderFactory, sell_order
@@ -138,6 +141,22 @@ def test_an_overdue_order_is_not_matched(g):
     g.buy("1500.00")
     orders_age(timedelta(minutes=16))
     assert send(g.token, text=sber_sms("1500")).json()["notification"]["status"] == "unmatched"
+
+
+def test_a_close_the_books_refuse_keeps_the_notification_unmatched(g):
+    """A reward above the fee the platform's revenue cannot cover refuses the close:
+    the order stays Pending, and the notification is kept, answered unmatched."""
+    g.sber.ranges.filter(side="Buy").update(trader_reward_percent=Decimal("40"))
+    order = g.buy("1500.00")
+    assert Balance.objects.get(kind=AccountKind.PLATFORM, sandbox=False).available == 0
+    response = send(g.token, text=sber_sms("1500"))
+    assert response.status_code == 200, response.content
+    assert response.json()["notification"]["status"] == "unmatched"
+    assert response.json()["notification"]["order_id"] is None
+    order.refresh_from_db()
+    assert order.status == "Pending"
+    assert BankNotification.objects.get().status == "unmatched"
+    assert ledger_check() == []
 
 
 def test_a_sell_of_the_amount_is_never_completed(g):
