@@ -15,12 +15,16 @@ def validate_http_url(value: str, *, max_length: int) -> str:
     return value
 
 
-@extend_schema_field({"type": "string", "format": "uri", "nullable": True})
 class HttpUrlField(serializers.CharField):
+    """An http(s) URL of at most `url_max_length` characters (its schema:
+    core.schema.HttpUrlFieldScheme). Taken as sent: whitespace around it is refused
+    as the pattern refuses it, not trimmed."""
+
     def __init__(self, *, url_max_length: int = 2048, **kwargs):
         self.url_max_length = url_max_length
         kwargs.setdefault("required", False)
         kwargs.setdefault("allow_null", True)
+        kwargs.setdefault("trim_whitespace", False)
         super().__init__(**kwargs)
 
     def to_internal_value(self, data):
@@ -28,17 +32,10 @@ class HttpUrlField(serializers.CharField):
         return validate_http_url(value, max_length=self.url_max_length)
 
 
-@extend_schema_field(
-    {
-        "type": "string",
-        "nullable": True,
-        "anyOf": [{"format": "uri"}, {"maxLength": 0}],
-        "description": "An http(s) URL; empty or null: none.",
-    }
-)
 class FormUrlField(HttpUrlField):
     """A payment form's redirect, support or return link: api.md says "When empty, no
-    redirect" (no button, not displayed), so an empty string is taken as none is."""
+    redirect" (no button, not displayed), so an empty string is taken as none is (its
+    schema: core.schema.FormUrlFieldScheme)."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("allow_blank", True)

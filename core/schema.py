@@ -11,6 +11,8 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
+from .formats import HTTP_URL_PATTERN
+
 ErrorBody = inline_serializer(
     "Error",
     {
@@ -137,6 +139,37 @@ class TrimmedTextFieldScheme(OpenApiSerializerFieldExtension):
             filter(None, [schema.get("description"), "Blank (only whitespace) is 400."])
         )
         return schema
+
+
+def _http_url(field) -> dict:
+    """What an http(s) URL field takes, as core.formats.HTTP_URL_PATTERN describes it. No
+    `format: uri`: the service takes what that format refuses (a path or a host in
+    letters other than ASCII), and the pattern alone says exactly what is taken."""
+    return {"pattern": HTTP_URL_PATTERN, "maxLength": field.url_max_length}
+
+
+class HttpUrlFieldScheme(OpenApiSerializerFieldExtension):
+    target_class = "core.fields.HttpUrlField"
+
+    def map_serializer_field(self, auto_schema, direction):
+        return {
+            "type": "string",
+            "nullable": True,
+            **_http_url(self.target),
+            "description": "An http(s) URL.",
+        }
+
+
+class FormUrlFieldScheme(OpenApiSerializerFieldExtension):
+    target_class = "core.fields.FormUrlField"
+
+    def map_serializer_field(self, auto_schema, direction):
+        return {
+            "type": "string",
+            "nullable": True,
+            "anyOf": [_http_url(self.target), {"maxLength": 0}],
+            "description": "An http(s) URL; empty or null: none.",
+        }
 
 
 def _forbid_nul(node) -> None:

@@ -101,9 +101,13 @@ class TerminalForm(forms.ModelForm):
         if len(urls) > WEBHOOK_URLS_MAX:
             raise ValidationError(gettext("At most {count} URLs.").format(count=WEBHOOK_URLS_MAX))
         for url in urls:
-            problem = http_url_problem(url, max_length=WEBHOOK_URL_MAX_LENGTH)
-            if problem:
-                raise ValidationError(f"{url}: {problem}")
+            if http_url_problem(url, max_length=WEBHOOK_URL_MAX_LENGTH):
+                raise ValidationError(
+                    gettext(
+                        "{url}: an address beginning with http:// or https:// is needed, "
+                        "with no spaces, of at most {count} characters."
+                    ).format(url=url, count=WEBHOOK_URL_MAX_LENGTH)
+                )
         return urls
 
 

@@ -15,7 +15,7 @@ from core.api import TerminalAPIView, ok, page_query, parse_query
 from core.error_codes import ErrorCode
 from core.errors import NotFound
 from core.fields import TrimmedTextField
-from core.formats import http_url_problem
+from core.formats import HTTP_URL_PATTERN, http_url_problem
 from core.pagination import PageAsked
 from core.schema import capped_page_schema
 from finance.models import WEBHOOK_URL_MAX_LENGTH, WEBHOOK_URLS_MAX
@@ -284,7 +284,13 @@ def webhook_url_problems(urls: list[str]) -> dict[str, str]:
     return problems
 
 
-@extend_schema_field({"type": "string", "format": "uri", "maxLength": WEBHOOK_URL_MAX_LENGTH})
+@extend_schema_field(
+    {
+        "type": "string",
+        "pattern": HTTP_URL_PATTERN,
+        "maxLength": WEBHOOK_URL_MAX_LENGTH,
+    }
+)
 class WebhookUrlField(serializers.CharField):
     def __init__(self, **kwargs):
         super().__init__(max_length=WEBHOOK_URL_MAX_LENGTH, trim_whitespace=False, **kwargs)

@@ -210,3 +210,53 @@ def test_a_blank_body_field_is_refused_as_the_schema_says(openapi, demo, compone
         response = shop.post_multipart("/api/v1/disputes/create", {field: blank, "amount": "10"})
     assert response.status_code == 400, response.content
     assert "blank" in response.json()["message"]
+
+
+URL_FIELDS = [
+    ("OrderCreateInRequest", "webhook_url"),
+    ("OrderCreateInRequest", "redirect_url"),
+    ("FormCreateInRequest", "return_url"),
+]
+
+
+def _url_schema(openapi, component: str, field: str) -> dict:
+    schema = request_schema(openapi, component)["properties"][field]
+    return schema["anyOf"][0] if "anyOf" in schema else schema
+
+
+@pytest.mark.parametrize(("component", "field"), URL_FIELDS)
+def test_a_url_field_states_its_pattern_and_length(openapi, component, field):
+    from core.formats import HTTP_URL_PATTERN
+
+    schema = _url_schema(openapi, component, field)
+    assert schema["pattern"] == HTTP_URL_PATTERN
+    assert schema["maxLength"] == (512 if field == "webhook_url" else 2048)
+    urls = request_schema(openapi, "EndpointsInRequest")["properties"]["urls"]["items"]
+    assert (urls["pattern"], urls["maxLength"]) == (HTTP_URL_PATTERN, 512)
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["Ed:", "a:b", "mailto:x@example.com", "ftp://example.com/", "http://", "https:///x"],
+)
+def test_a_uri_that_is_no_http_url_is_outside_the_pattern_and_refused(openapi, shop, world, url):
+    """Such a URI is a valid `format: uri`: the pattern is what tells a client, as the
+    server does, that only an http(s) URL with a host is taken."""
+    from core.formats import HTTP_URL_PATTERN
+
+    assert not re.search(HTTP_URL_PATTERN, url)
+    response = shop.post("/api/v1/order/", {**world.buy_body(), "redirect_url": url})
+    assert response.status_code == 400, response.content
+    assert "redirect_url" in response.json()["errors"]
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://a", "HTTPS://shop.example.com:8443/return?x=1#top", "https://x.y/путь?q=%20"],
+)
+def test_a_url_the_pattern_describes_is_taken(shop, world, url):
+    from core.formats import HTTP_URL_PATTERN
+
+    assert re.search(HTTP_URL_PATTERN, url)
+    response = shop.post("/api/v1/order/", {**world.buy_body(), "return_url": url})
+    assert response.status_code == 201, response.content

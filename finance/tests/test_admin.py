@@ -245,6 +245,16 @@ def test_webhook_urls_must_be_a_list_of_http_urls(client, rows):
         )
         assert response.status_code == 200, bad  # the form again, with the error
         assert Terminal.objects.get(pk=rows.shop.pk).webhook_urls == []
+    spaced = {**base, "webhook_urls": '["https://shop.example/a b"]'}
+    page = f"/admin/finance/terminal/{rows.shop.pk}/change/"
+    english = client.post(page, spaced).content.decode()
+    assert "an address beginning with http:// or https:// is needed" in english
+    # Said in the operators' language, as the rest of the page.
+    client.cookies["django_language"] = "ru"
+    russian = client.post(page, spaced).content.decode()
+    assert "нужен адрес, начинающийся с http:// или https://" in russian
+    assert "Must be a valid" not in russian
+    client.cookies["django_language"] = "en"
     response = client.post(
         f"/admin/finance/terminal/{rows.shop.pk}/change/",
         {**base, "webhook_urls": '["https://shop.example/hooks"]'},
