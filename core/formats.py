@@ -26,9 +26,9 @@ def parse_uuid(value) -> uuid.UUID | None:
 
 # The http(s) URLs the service takes, as the OpenAPI schema states them: an http or
 # https scheme, an optional user part (`user:password@`, RFC 3986's characters: a
-# webhook's credentials, sent as basic authentication), an ASCII host name (letters,
-# digits, dots, hyphens, underscores; an internationalized one in its xn-- form; no
-# IPv6 literal), an optional port up to 65535, then anything but NUL, whitespace and
+# webhook's credentials, sent as basic authentication), a host name (Latin or Cyrillic
+# letters, digits, dots, hyphens, underscores: a .рф name as written; other scripts in
+# their xn-- form; no IPv6 literal), an optional port up to 65535, then anything but NUL, whitespace and
 # other control characters. The same pattern decides here and in the schema, so a
 # client that checks its URLs against the schema is neither refused what it allows nor
 # allowed what is refused. Written with explicit classes only: `\s`, `\w` and `$`
@@ -38,7 +38,7 @@ def parse_uuid(value) -> uuid.UUID | None:
 _URL_TEXT = r"[^\x00-\x20\x7f-\x9f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
 HTTP_URL_PATTERN = (
     r"^[Hh][Tt][Tt][Pp][Ss]?://(?:[A-Za-z0-9._~%!$&'()*+,;=:-]+@)?"
-    r"[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?"
+    r"[A-Za-z0-9_\u0400-\u04ff](?:[A-Za-z0-9_.\u0400-\u04ff-]*[A-Za-z0-9_\u0400-\u04ff])?"
     r"(?::(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
     rf"(?:[/?#]{_URL_TEXT}*)?$"
 )
