@@ -96,7 +96,29 @@ class ClientOrderIdField(serializers.CharField):
         super().__init__(min_length=1, max_length=64, trim_whitespace=False, **kwargs)
 
 
+class StrictCharField(serializers.CharField):
+    """Text taken only as a JSON string, as the schema's `type: string` says (DRF's
+    own CharField takes a number as its text): anything else is 400 "Not a valid
+    string."."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
 class TrimmedTextField(serializers.CharField):
     """Text (a query's filter, a body's field) whose surrounding whitespace is trimmed
     and which is 400 when nothing else is left: the schema states it with
-    NOT_BLANK_PATTERN (core/schema.py), so "schema-valid" and "accepted" agree."""
+    NOT_BLANK_PATTERN (core/schema.py), so "schema-valid" and "accepted" agree.
+    `strict`: a JSON string only (StrictCharField); the merchants' fields take a
+    number as its text, as they always have."""
+
+    def __init__(self, *, strict: bool = False, **kwargs):
+        self.strict = strict
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if self.strict and not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)

@@ -1,19 +1,23 @@
 """The device API (traders.md §20): a trader's phone forwards its bank notifications
 and says it is alive. Authenticated by `X-Device-Token`."""
 
+import math
 from datetime import timedelta
+from decimal import Decimal
 
 from django.conf import settings
 from django.utils import timezone
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.api import HasPrincipal, KeptFieldsSerializer, ok
+from core.fields import StrictCharField, TrimmedTextField
 from core.formats import iso_utc
 from core.money import money_str
+from core.schema import NOT_BLANK_PATTERN
 from core.throttling import ApiKeyRateThrottle
 
 from .device_auth import DeviceTokenAuthentication
@@ -35,20 +39,63 @@ class DeviceAPIView(APIView):
         return self.request.user.device
 
 
+# An integer id (Android numbers its notifications) is kept as its decimal text.
+ID_RANGE = (-(2**63), 2**63 - 1)
+
+
+@extend_schema_field(
+    {
+        "anyOf": [
+            {"type": "string", "minLength": 1, "maxLength": 128, "pattern": NOT_BLANK_PATTERN},
+            {"type": "integer", "minimum": ID_RANGE[0], "maximum": ID_RANGE[1]},
+        ],
+        "description": "The device's own id of the notification (unique per device): text "
+        "(trimmed; blank is 400) or a 64-bit integer, kept as its decimal text.",
+    }
+)
+class NotificationIdField(TrimmedTextField):
+    def __init__(self, **kwargs):
+        super().__init__(max_length=128, **kwargs)
+
+    def to_internal_value(self, data):
+        if isinstance(data, float | Decimal) and math.isfinite(data) and data == int(data):
+            data = int(data)  # 12.0 is the integer 12, as JSON Schema reads it
+        if isinstance(data, int) and not isinstance(data, bool):
+            if not ID_RANGE[0] <= data <= ID_RANGE[1]:
+                raise serializers.ValidationError("An integer id must fit in 64 bits")
+            data = str(data)
+        if not isinstance(data, str):
+            raise serializers.ValidationError("Expected text or an integer")
+        return super().to_internal_value(data)
+
+
+@extend_schema_field(
+    {"type": "string", "minLength": 1, "maxLength": MAX_TEXT, "pattern": NOT_BLANK_PATTERN}
+)
+class NotificationTextField(StrictCharField):
+    """The notification's text, kept as the phone shows it (not trimmed); blank is 400."""
+
+    def __init__(self, **kwargs):
+        super().__init__(max_length=MAX_TEXT, trim_whitespace=False, **kwargs)
+
+
 class NotificationIn(KeptFieldsSerializer):
-    id = serializers.CharField(
-        max_length=128, help_text="The device's own id of the notification (unique per device)"
-    )
-    source = serializers.CharField(
-        max_length=255, help_text="The sending app's package, or the SMS sender"
+    """Each text a JSON string (a number is 400, as the schema says); the id text or
+    an integer."""
+
+    id = NotificationIdField()
+    source = TrimmedTextField(
+        strict=True, max_length=255, help_text="The sending app's package, or the SMS sender"
     )
     received_at = serializers.DateTimeField(
-        help_text="When the phone received it (ISO 8601); not in the future"
+        help_text="When the phone received it (ISO 8601). A time more than "
+        "DEVICE_CLOCK_SKEW_SECONDS ahead (a phone's wrong clock) is taken as the time "
+        "the service received it."
     )
-    title = serializers.CharField(
+    title = StrictCharField(
         max_length=255, allow_blank=True, allow_null=True, required=False, default=""
     )
-    text = serializers.CharField(max_length=MAX_TEXT, trim_whitespace=False)
+    text = NotificationTextField()
 
     def validate_text(self, value):
         if not value.strip():
@@ -56,9 +103,12 @@ class NotificationIn(KeptFieldsSerializer):
         return value
 
     def validate_received_at(self, value):
-        ahead = timedelta(seconds=settings.DEVICE_CLOCK_SKEW_SECONDS)
-        if value > timezone.now() + ahead:
-            raise serializers.ValidationError("received_at is in the future")
+        """A phone's clock a little fast is believed; one further ahead is wrong, and the
+        notification is kept (and matched) all the same, received now: refusing it would
+        lose the payment it reports."""
+        now = timezone.now()
+        if value > now + timedelta(seconds=settings.DEVICE_CLOCK_SKEW_SECONDS):
+            return now
         return value
 
 

@@ -57,8 +57,17 @@ def assert_no_undocumented_server_error(response) -> None:
         assert response.json()["message"].startswith("No available traders"), response.text
 
 
+DEVICE_TOKEN = "dev_demo-device-1-token-0000000000000000"  # traders.md §22
+
+
 def key_for(case) -> str:
+    if case.path.startswith("/api/v1/device/"):
+        return DEVICE_TOKEN
     return "demo-trader-1-key" if case.path.startswith("/api/v1/trader/") else "demo-shop-key"
+
+
+def key_header(case) -> str:
+    return "X-Device-Token" if case.path.startswith("/api/v1/device/") else "X-API-Key"
 
 
 def drops_key(case) -> bool:
@@ -67,21 +76,22 @@ def drops_key(case) -> bool:
     return (
         isinstance(data, CoveragePhaseData)
         and data.scenario == CoverageScenario.MISSING_PARAMETER
-        and (data.parameter or "").lower() == "x-api-key"
+        and (data.parameter or "").lower() == key_header(case).lower()
     )
 
 
-@schema.auth()
+@schema.auth(refresh_interval=None)
 class DemoKeys:
     """The demo keys as the schema's own authentication, so the auth checks can swap
-    them for missing or invalid ones."""
+    them for missing or invalid ones. Fetched for each case (no caching: one kept key
+    would be the shop's for the traders' and the device's operations too)."""
 
     def get(self, case, ctx):
         return key_for(case)
 
     def set(self, case, data, ctx):
         if not drops_key(case):
-            case.headers = {**(case.headers or {}), "X-API-Key": data}
+            case.headers = {**(case.headers or {}), key_header(case): data}
 
 
 @pytest.fixture
