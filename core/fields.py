@@ -96,7 +96,17 @@ class ClientOrderIdField(serializers.CharField):
         super().__init__(min_length=1, max_length=64, trim_whitespace=False, **kwargs)
 
 
-class StrictCharField(serializers.CharField):
+class RawLengthMixin:
+    """`max_length` counted on the text as sent, as the schema's `maxLength` counts it,
+    not on what is left once its surrounding whitespace is trimmed."""
+
+    def run_validation(self, data=serializers.empty):
+        if isinstance(data, str) and self.max_length is not None and len(data) > self.max_length:
+            self.fail("max_length", max_length=self.max_length)
+        return super().run_validation(data)
+
+
+class StrictCharField(RawLengthMixin, serializers.CharField):
     """Text taken only as a JSON string, as the schema's `type: string` says (DRF's
     own CharField takes a number as its text): anything else is 400 "Not a valid
     string."."""
@@ -107,7 +117,7 @@ class StrictCharField(serializers.CharField):
         return super().to_internal_value(data)
 
 
-class TrimmedTextField(serializers.CharField):
+class TrimmedTextField(RawLengthMixin, serializers.CharField):
     """Text (a query's filter, a body's field) whose surrounding whitespace is trimmed
     and which is 400 when nothing else is left: the schema states it with
     NOT_BLANK_PATTERN (core/schema.py), so "schema-valid" and "accepted" agree.

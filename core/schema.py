@@ -126,7 +126,10 @@ NO_NUL_PATTERN = r"^[^\x00]*$"
 
 # Text that holds something other than whitespace (and no NUL): what
 # core.fields.TrimmedTextField accepts once it has trimmed the value.
-NOT_BLANK_PATTERN = r"^[^\x00]*[^\s\x00][^\x00]*$"
+# The whitespace is spelled out as Python's str.strip() (DRF's trimming) reads it: `\s`
+# reads differently in Python and in the schema's ECMA 262 dialect (\x1c-\x1f).
+_WHITESPACE = r"\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+NOT_BLANK_PATTERN = rf"^[^\x00]*[^\x00{_WHITESPACE}][^\x00]*$"
 
 
 class TrimmedTextFieldScheme(OpenApiSerializerFieldExtension):
