@@ -26,15 +26,16 @@ def parse_uuid(value) -> uuid.UUID | None:
 
 # The http(s) URLs the service takes, as the OpenAPI schema states them: an http or
 # https scheme, an optional user part (`user:password@`, RFC 3986's characters: a
-# webhook's credentials, sent as basic authentication), a host name (Latin or Cyrillic
-# letters, digits, dots, hyphens, underscores: a .рф name as written; other scripts in
-# their xn-- form; no IPv6 literal), an optional port up to 65535, then anything but NUL, whitespace and
-# other control characters. The same pattern decides here and in the schema, so a
-# client that checks its URLs against the schema is neither refused what it allows nor
-# allowed what is refused. Written with explicit classes only: `\s`, `\w` and `$`
-# read differently in Python and in the ECMA 262 dialect JSON Schema uses (here the
-# whole value must match: no last newline). A test generates URLs from the pattern and
-# reads each with urlsplit, as a delivery does.
+# webhook's credentials, sent as basic authentication), a host name (Latin or
+# Cyrillic letters, digits, dots, hyphens, underscores: a .рф name as written; other
+# scripts in their xn-- form; no IPv6 literal), an optional port up to 65535, then
+# anything but NUL, whitespace and other control characters. The same pattern
+# decides here and in the schema, so a client that checks its URLs against the schema
+# is neither refused what it allows nor allowed what is refused. Written with explicit
+# classes only: `\s`, `\w` and `$` read differently in Python and in the ECMA 262
+# dialect JSON Schema uses (here the whole value must match: no last newline). Tests
+# generate URLs from the pattern and read each with urlsplit, as a delivery does, and
+# compare the service with the schema's own validator on any text.
 _URL_TEXT = r"[^\x00-\x20\x7f-\x9f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
 HTTP_URL_PATTERN = (
     r"^[Hh][Tt][Tt][Pp][Ss]?://(?:[A-Za-z0-9._~%!$&'()*+,;=:-]+@)?"
