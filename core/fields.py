@@ -16,8 +16,8 @@ def validate_http_url(value: str, *, max_length: int) -> str:
 
 
 class HttpUrlField(serializers.CharField):
-    """An http(s) URL of at most `url_max_length` characters (its schema:
-    core.schema.HttpUrlFieldScheme). Taken as sent: whitespace around it is refused
+    """An http(s) URL of at most `url_max_length` characters (its schema, and its
+    subclasses': core.schema.HttpUrlFieldScheme). Taken as sent: whitespace around it is refused
     as the pattern refuses it, not trimmed."""
 
     def __init__(self, *, url_max_length: int = 2048, **kwargs):
@@ -34,8 +34,7 @@ class HttpUrlField(serializers.CharField):
 
 class FormUrlField(HttpUrlField):
     """A payment form's redirect, support or return link: api.md says "When empty, no
-    redirect" (no button, not displayed), so an empty string is taken as none is (its
-    schema: core.schema.FormUrlFieldScheme)."""
+    redirect" (no button, not displayed), so an empty string is taken as none is."""
 
     def __init__(self, **kwargs):
         kwargs.setdefault("allow_blank", True)
@@ -96,39 +95,39 @@ class ClientOrderIdField(serializers.CharField):
         super().__init__(min_length=1, max_length=64, trim_whitespace=False, **kwargs)
 
 
-class RawLengthMixin:
-    """`max_length` counted on the text as sent, as the schema's `maxLength` counts it,
-    not on what is left once its surrounding whitespace is trimmed."""
+class TextAsSentMixin:
+    """Text judged as the schema judges it: `max_length` counted on the text as sent,
+    as `maxLength` counts it, not on what is left once its surrounding whitespace is
+    trimmed; and, when `strict`, taken only as a JSON string, as `type: string` says
+    (DRF's own CharField takes a number as its text): anything else is 400 "Not a valid
+    string."."""
+
+    strict = False
 
     def run_validation(self, data=serializers.empty):
         if isinstance(data, str) and self.max_length is not None and len(data) > self.max_length:
             self.fail("max_length", max_length=self.max_length)
         return super().run_validation(data)
 
-
-class StrictCharField(RawLengthMixin, serializers.CharField):
-    """Text taken only as a JSON string, as the schema's `type: string` says (DRF's
-    own CharField takes a number as its text): anything else is 400 "Not a valid
-    string."."""
-
     def to_internal_value(self, data):
-        if not isinstance(data, str):
+        if self.strict and not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
 
 
-class TrimmedTextField(RawLengthMixin, serializers.CharField):
+class StrictCharField(TextAsSentMixin, serializers.CharField):
+    """Text taken only as a JSON string (TextAsSentMixin)."""
+
+    strict = True
+
+
+class TrimmedTextField(TextAsSentMixin, serializers.CharField):
     """Text (a query's filter, a body's field) whose surrounding whitespace is trimmed
     and which is 400 when nothing else is left: the schema states it with
     NOT_BLANK_PATTERN (core/schema.py), so "schema-valid" and "accepted" agree.
-    `strict`: a JSON string only (StrictCharField); the merchants' fields take a
+    `strict`: a JSON string only (TextAsSentMixin); the merchants' fields take a
     number as its text, as they always have."""
 
     def __init__(self, *, strict: bool = False, **kwargs):
         self.strict = strict
         super().__init__(**kwargs)
-
-    def to_internal_value(self, data):
-        if self.strict and not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)

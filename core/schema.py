@@ -144,33 +144,23 @@ class TrimmedTextFieldScheme(OpenApiSerializerFieldExtension):
         return schema
 
 
-def _http_url(field) -> dict:
-    """What an http(s) URL field takes, as core.formats.HTTP_URL_PATTERN describes it. No
-    `format: uri`: the service takes what that format refuses (a path or a host in
-    letters other than ASCII), and the pattern alone says exactly what is taken."""
-    return {"pattern": HTTP_URL_PATTERN, "maxLength": field.url_max_length}
-
-
 class HttpUrlFieldScheme(OpenApiSerializerFieldExtension):
+    """An http(s) URL field (core.fields.HttpUrlField, and FormUrlField, which may be
+    empty): what it takes, as core.formats.HTTP_URL_PATTERN describes it. No `format:
+    uri`: the service takes what that format refuses (a path or a host in letters other
+    than ASCII), and the pattern alone says exactly what is taken."""
+
     target_class = "core.fields.HttpUrlField"
+    match_subclasses = True
 
     def map_serializer_field(self, auto_schema, direction):
+        url = {"pattern": HTTP_URL_PATTERN, "maxLength": self.target.url_max_length}
+        if not self.target.allow_blank:
+            return {"type": "string", "nullable": True, **url, "description": "An http(s) URL."}
         return {
             "type": "string",
             "nullable": True,
-            **_http_url(self.target),
-            "description": "An http(s) URL.",
-        }
-
-
-class FormUrlFieldScheme(OpenApiSerializerFieldExtension):
-    target_class = "core.fields.FormUrlField"
-
-    def map_serializer_field(self, auto_schema, direction):
-        return {
-            "type": "string",
-            "nullable": True,
-            "anyOf": [_http_url(self.target), {"maxLength": 0}],
+            "anyOf": [url, {"maxLength": 0}],
             "description": "An http(s) URL; empty or null: none.",
         }
 
