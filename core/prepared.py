@@ -40,10 +40,11 @@ pages they have now), so every `PLANS_MAX_AGE` seconds a connection's plans are 
 
 import functools
 import time
+from contextlib import contextmanager
 
 import psycopg._queries
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, DataError, connections
 
 # (characters, parameters): the statements whose placeholder conversion psycopg keeps.
 CONVERSIONS_KEPT = (16_384, 256)
@@ -138,3 +139,60 @@ def opaque(sql_type: str, vendor: str | None = None) -> str:
     database's, when the caller builds text for a connection other than the current."""
     vendor = vendor or current().vendor
     return f"(SELECT %s::{sql_type})" if vendor == "postgresql" else "%s"
+
+
+# What a statement that ends its transaction (`pipelined(commit=True)`,
+# `statement_alone`) divides by zero to refuse itself: nothing else in such a
+# statement divides.
+DIVISION_BY_ZERO = "22012"
+
+
+class NotCommittedAhead(Exception):
+    """A statement that was to end its transaction (`pipelined(commit=True)`,
+    `statement_alone`) refused itself: nothing was committed (a transaction block is
+    left to be rolled back), and the caller takes the action again the usual way."""
+
+
+@contextmanager
+def pipelined(db=None, *, commit: bool = False):
+    """The statements run in the block go to PostgreSQL in one round trip (psycopg's
+    pipeline; a BEGIN not sent yet goes with them). Their errors come when the block
+    ends, Django's, as from any statement; the cursors' results are read after it.
+
+    `commit`: the transaction's COMMIT is queued behind them, so it ends in that same
+    round trip. Only for a caller that opened the outermost transaction itself and
+    writes nothing after the block; Django's COMMIT at the end of its `atomic` then
+    finds nothing to commit (psycopg's sends none outside a transaction) and runs its
+    on_commit callbacks as usual. A statement that must not be committed refuses
+    itself by a division by zero (a value that divides by the product of its
+    changes' row counts, say), which fails it before the COMMIT behind it runs:
+    `NotCommittedAhead` is raised, and the transaction is left to be rolled back."""
+    db = db or current()
+    with _refusal_raised(commit=commit), db.wrap_database_errors, db.connection.pipeline():
+        yield
+        if commit:  # psycopg's commit() would add a Sync and a round trip of its own
+            db.connection.execute("COMMIT", prepare=False)
+
+
+@contextmanager
+def statement_alone(db=None):
+    """The statement run in the block (PostgreSQL, outside any transaction block) is a
+    transaction of its own: PostgreSQL commits it as it ends, with no BEGIN or COMMIT
+    sent (two round trips). One that must not be written refuses itself by a division
+    by zero, which undoes all of it: `NotCommittedAhead` is raised, nothing written."""
+    db = db or current()
+    if db.in_atomic_block:
+        raise RuntimeError("a statement alone runs outside any transaction block")
+    with _refusal_raised(commit=True), db.wrap_database_errors:
+        yield
+
+
+@contextmanager
+def _refusal_raised(*, commit: bool):
+    """A statement's division by zero as `NotCommittedAhead`, where it refuses itself."""
+    try:
+        yield
+    except DataError as error:
+        if commit and getattr(error.__cause__, "sqlstate", None) == DIVISION_BY_ZERO:
+            raise NotCommittedAhead from error
+        raise

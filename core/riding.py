@@ -21,10 +21,10 @@ statements `release` them, written or dropped.
 
 import threading
 from collections.abc import Callable
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 
-from .prepared import current, prepared_cursor
+from .prepared import current, prepared_cursor, statement_alone
 
 # Inside `riding()` on PostgreSQL (a gated one anywhere): the writes waiting for the
 # next one.
@@ -74,7 +74,13 @@ def wait(rider: Rider) -> bool:
 
 
 def send(
-    db, sql: str, values: list, *, returns: bool | int, gate: str | None = None
+    db,
+    sql: str,
+    values: list,
+    *,
+    returns: bool | int,
+    gate: str | None = None,
+    alone: bool = False,
 ) -> tuple[tuple, int]:
     """Run `sql` with the writes waiting before it, each as a WITH: (its own returned
     values, the rows it changed). `returns`: how many values its RETURNING (or, for a
@@ -83,11 +89,14 @@ def send(
 
     With `gate` (PostgreSQL; `sql` a WITH of its own with that name among its WITHs,
     its `/*riders*/` mark after them, its `values` in text order): the riders go at
-    the mark, each written only if the gate's WITH returned a row."""
+    the mark, each written only if the gate's WITH returned a row.
+
+    `alone` (PostgreSQL, outside any transaction block): the statement is a transaction
+    of its own (core.prepared.statement_alone)."""
     waiting = getattr(_WAITING, "riders", None)
     if waiting:
         _WAITING.riders = []
-    return _send(db, waiting or [], sql, values, returns, gate)
+    return _send(db, waiting or [], sql, values, returns, gate, alone)
 
 
 def nothing_waiting() -> bool:
@@ -132,7 +141,13 @@ def _gated(sql: str, gate: str) -> str:
 
 
 def _send(
-    db, riders: list[Rider], sql: str, values: list, returns: int, gate: str | None = None
+    db,
+    riders: list[Rider],
+    sql: str,
+    values: list,
+    returns: int,
+    gate: str | None = None,
+    alone: bool = False,
 ) -> tuple[tuple, int]:
     parts, params, tail = [], [], []
     if gate is not None and riders:  # whether the riders were written
@@ -159,7 +174,8 @@ def _send(
         else:
             sql = f"WITH {', '.join(parts)} {sql}"
     with prepared_cursor(db) as cursor:
-        cursor.execute(sql, [*params, *values])
+        with statement_alone(db) if alone else nullcontext():
+            cursor.execute(sql, [*params, *values])
         count = cursor.rowcount
         row = (cursor.fetchone() if returns or tail else None) or ()
     own, theirs = row[: int(returns)], iter(row[int(returns) :])

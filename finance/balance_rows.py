@@ -5,11 +5,11 @@ platform's), locked, or locked and changed in one statement. The ledger's moveme
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db import DataError, connection
+from django.db import connection
 from django.utils import timezone
 
 from core.money import quantize_money
-from core.prepared import current, prepared_cursor
+from core.prepared import current, pipelined, prepared_cursor
 
 from .models import AccountKind, Balance
 
@@ -197,31 +197,12 @@ def rows_change_together(
     db = current()
     # a handful of shapes, each planned once
     with prepared_cursor(db) as locking, prepared_cursor(db) as cursor:
-        try:
-            # errors come when the pipeline ends: Django's, as from any statement
-            with db.wrap_database_errors, db.connection.pipeline():
-                locking.execute(f"WITH {', '.join(locks)} SELECT {counts}", lock_params)
-                cursor.execute(f"WITH {', '.join(parts)} {' UNION ALL '.join(selects)}", params)
-                if commit:  # queued behind them, sent with them; psycopg's commit()
-                    # would add a Sync and a round trip of its own (the pipeline's end
-                    # brings the answer); Django's at the block's end finds nothing
-                    # left to commit (psycopg's does nothing outside a transaction)
-                    db.connection.execute("COMMIT", prepare=False)
-        except DataError as error:
-            if commit and getattr(error.__cause__, "sqlstate", None) == DIVISION_BY_ZERO:
-                raise NotCommittedAhead from error
-            raise
+        with pipelined(db, commit=commit):
+            locking.execute(f"WITH {', '.join(locks)} SELECT {counts}", lock_params)
+            cursor.execute(f"WITH {', '.join(parts)} {' UNION ALL '.join(selects)}", params)
         for k, *row in cursor.fetchall():
             results[k] = _changed(row)
     return results
-
-
-DIVISION_BY_ZERO = "22012"
-
-
-class NotCommittedAhead(Exception):
-    """A change sent with its COMMIT (`rows_change_together(commit=True)`) matched no
-    row: nothing was committed, and the transaction is to be rolled back."""
 
 
 def row_change_made(lookup: dict, *, made_on_first_use: bool, **change) -> tuple | None:

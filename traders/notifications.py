@@ -32,8 +32,8 @@ from core.error_codes import ErrorCode
 from core.errors import InsufficientFunds, InvalidRequest, NotFound
 from core.fast_insert import insert_row
 from core.formats import parse_uuid
+from core.prepared import NotCommittedAhead
 from core.riding import riding, send_waiting
-from finance.balance_rows import NotCommittedAhead
 from finance.models import PaymentMethod, Side
 from orders.audited import order_act_audited
 from orders.joined import CLOSE_RELATED, order_read_sql, prep, read_orders

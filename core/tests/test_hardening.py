@@ -138,29 +138,78 @@ def test_security_headers_on_api_and_pages(merchant, client):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_database_lost_mid_request_is_a_clear_503_and_writes_nothing(transactional_db):
+@pytest.mark.parametrize("lost", ["before the write", "after the write, in its transaction"])
+def test_database_lost_mid_request_is_a_clear_503_and_writes_nothing(transactional_db, lost):
     from django.db import OperationalError
 
     from orders.models import Order
     from webhooks.tests.world import World
 
     world = World.build()
-    lost = {"after": None}
+    state = {"lost": False, "write": None}
 
     def lose_at_the_orders_write(execute, sql, params, many, context):
-        # The order's row is written, and the database is gone before its answer comes
-        # back, and for everything after.
-        if lost["after"] is not None:
+        # The database is gone at the order's write (before it is sent, or once it ran
+        # and before its answer comes back), and for everything after.
+        if state["lost"]:
             raise OperationalError("server closed the connection unexpectedly")
-        execute(sql, params, many, context)
         if f'INSERT INTO "{Order._meta.db_table}"' in sql:
-            lost["after"] = sql
+            state["write"] = connection.in_atomic_block
+            state["lost"] = True
+            if lost == "before the write":
+                raise OperationalError("could not send data to server")
+            execute(sql, params, many, context)
             raise OperationalError("server closed the connection unexpectedly")
+        return execute(sql, params, many, context)
 
+    # With an Idempotency-Key the write is in a transaction with the key's answer (a
+    # Buy's write alone, which commits as it ends: test_database_lost_after_a_write_alone).
+    headers = {"Idempotency-Key": "lost-1"} if lost.endswith("transaction") else {}
     with connection.execute_wrapper(lose_at_the_orders_write):
-        response = world.shop.post("/api/v1/order/", world.buy_body())
-    # The setup did what it says: the order's INSERT ran before the loss.
-    assert lost["after"] is not None
+        response = world.shop.post("/api/v1/order/", world.buy_body(), headers=headers)
+    # The setup did what it says: the database was lost at the order's write.
+    assert state["lost"]
+    if lost.endswith("transaction"):
+        assert state["write"] is True
     assert response.status_code == 503, response.content
     assert response.json()["code"] == "service_unavailable"
     assert Order.objects.count() == 0
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.postgres
+def test_database_lost_after_a_write_alone_is_a_503_and_the_order_whole(transactional_db):
+    """A Buy's write that is its own transaction commits as it ends: a database lost
+    before its answer comes back is a loss during COMMIT, whose outcome the service
+    cannot know. The answer is 503; the order is there whole (its event, its
+    requisite's figures, its trader's freeze) or not at all, never half."""
+    from django.db import OperationalError
+
+    from finance.services import ledger_check
+    from orders.models import Order, RequisiteLoad
+    from webhooks.models import WebhookEvent
+    from webhooks.tests.world import World
+
+    world = World.build()
+    state = {"lost": False, "write": None}
+
+    def lose_after_the_orders_write(execute, sql, params, many, context):
+        if state["lost"]:
+            raise OperationalError("server closed the connection unexpectedly")
+        result = execute(sql, params, many, context)
+        if f'INSERT INTO "{Order._meta.db_table}"' in sql:
+            state["write"] = connection.in_atomic_block
+            state["lost"] = True
+            raise OperationalError("server closed the connection unexpectedly")
+        return result
+
+    with connection.execute_wrapper(lose_after_the_orders_write):
+        response = world.shop.post("/api/v1/order/", world.buy_body())
+    assert state == {"lost": True, "write": False}
+    assert response.status_code == 503, response.content
+    assert response.json()["code"] == "service_unavailable"
+    order = Order.objects.get()
+    assert order.status == "Pending"
+    assert WebhookEvent.objects.filter(order_id=order.pk, type="order.created").count() == 1
+    assert RequisiteLoad.objects.get(requisite=order.requisite).pending == 1
+    assert ledger_check() == []

@@ -80,7 +80,13 @@ _FREEZE = f"""
 
 
 def requisite_load_take(
-    *, insert: HeldInsert, requisite_id, amount: Decimal, today: date, freeze_on_trader=None
+    *,
+    insert: HeldInsert,
+    requisite_id,
+    amount: Decimal,
+    today: date,
+    freeze_on_trader=None,
+    alone: bool = False,
 ) -> tuple[bool, bool, bool]:
     """Write the order (`insert`, skipped when its slot is held) and, only if it was
     written, count one more Pending order of `amount` on the requisite if its caps
@@ -95,19 +101,31 @@ def requisite_load_take(
     (`requisite_load_untake`). On PostgreSQL it is one statement: the INSERT, the load
     row's update and the freeze each read the one before, so the order's slot is taken
     before the load row is locked, and the load row before the trader's balance (the
-    order closes lock them in that order too)."""
+    order closes lock them in that order too).
+
+    `alone` (PostgreSQL; the caller outside any transaction block): the statement is a
+    transaction of its own, committed as it ends, and it fails unless all three were
+    written (`NotCommittedAhead`: nothing written; core.prepared.statement_alone).
+    """
     day, money, key = _day(today), _money(amount), _key(requisite_id)
     take = [day, money, day, key, day, money, key, key]
     freeze = None if freeze_on_trader is None else [money, money, _key(freeze_on_trader), money]
     db = current()
     if db.vendor == "postgresql":
         columns = tuple(insert.columns)
-        sql = _take_text(insert.sql, columns, freeze is not None)
+        sql = _take_text(insert.sql, columns, freeze is not None, alone)
         values = [*insert.params, *take, *(freeze or ())]
-        own, _count = send(db, sql, values, returns=3 + len(columns), gate="b" if freeze else "l")
+        own, _count = send(
+            db,
+            sql,
+            values,
+            returns=3 + len(columns) + alone,
+            gate="b" if freeze else "l",
+            alone=alone,
+        )
         written, room, deposit = (own[0] == 1, own[1] == 1, own[2] == 1)
         if written:
-            insert.written(own[3:])
+            insert.written(own[3 : 3 + len(columns)])
         return written, room, deposit
     with prepared_cursor(db) as cursor:
         cursor.execute(insert.sql, insert.params)
@@ -126,10 +144,12 @@ def requisite_load_take(
 
 
 @functools.lru_cache(maxsize=16)
-def _take_text(insert: str, columns: tuple, freeze: bool) -> str:
+def _take_text(insert: str, columns: tuple, freeze: bool, alone: bool = False) -> str:
     """The order's INSERT, the take and (a Buy) the freeze as one statement, each
     written only if the one before wrote its row; then what each wrote, and the
-    order's values the INSERT returned."""
+    order's values the INSERT returned. `alone` (the statement its own transaction):
+    a last value that divides by the product of the three counts, which fails the
+    statement, and so undoes it, unless all three wrote their row."""
     parts = [f"o AS ({insert})", f"l AS ({_TAKE} AND EXISTS (SELECT 1 FROM o) RETURNING 1)"]
     if freeze:
         parts.append(f"b AS ({_FREEZE} AND EXISTS (SELECT 1 FROM l) RETURNING 1)")
@@ -139,6 +159,8 @@ def _take_text(insert: str, columns: tuple, freeze: bool) -> str:
         "(SELECT count(*) FROM b)" if freeze else "1",
         *(f"(SELECT {column} FROM o)" for column in columns),
     ]
+    if alone:
+        reads.append(f"1 / ({' * '.join(reads[:3])})")
     return f"WITH {', '.join(parts)} {RIDERS_MARK} SELECT {', '.join(reads)}"
 
 

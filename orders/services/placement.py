@@ -1,5 +1,5 @@
-"""Creating an order: the request's rules, the method and fee range, the anti-fraud
-cap, the blacklist, a Sell's reserve and the matcher's (requisite, amount)."""
+"""Creating an order: the request resolved (orders.services.request), the anti-fraud
+cap, a Sell's reserve and the matcher's (requisite, amount), written."""
 
 import itertools
 import uuid
@@ -13,12 +13,11 @@ from django.db import connection, transaction
 
 from core import metrics
 from core.db import advisory_xact_lock
-from core.error_codes import ErrorCode, message_for
-from core.errors import Conflict, InvalidRequest, NoAvailableTraders
+from core.errors import NoAvailableTraders
 from core.fast_insert import HeldInsert
-from core.money import fee_for, quantize_money
+from core.money import fee_for
+from core.prepared import NotCommittedAhead
 from core.riding import riding
-from finance.accounts import account_is_blacklisted, normalize_account
 from finance.models import Balance, FeeRange, PaymentMethod, Side, Terminal
 from finance.services import balance_covers_check, balance_reserve
 from webhooks.models import EventType
@@ -32,8 +31,7 @@ from .events import emit_event, event_prepare
 from .freed import Freed
 from .lifecycle import order_expire
 from .load import requisite_load_take, requisite_load_untake, utc_day
-from .pricing import fee_range_for, method_resolve
-from .request_rules import customer_bank_normalize, order_validate_request
+from .request import order_request_resolve
 from .sandbox import sandbox_refusal_check, sandbox_schedule
 
 
@@ -68,7 +66,7 @@ def order_create(
     payment form). `form_session`: the caller's own step in the same transaction,
     after the INSERT and before the order.created event (forms_ui's session for an
     order_with_form terminal's order): it returns the order's form_url."""
-    place = _order_request(
+    place = order_request_resolve(
         terminal=terminal,
         side=side,
         amount=amount,
@@ -123,7 +121,7 @@ def order_availability(
     customer fields) would find a trader now, and at what amount and fee: the same
     rules (the same 4xx) and the same matcher query, with nothing locked or written:
     no order, no reserve, no load row, no event."""
-    place = _order_request(terminal=terminal, **request)
+    place = order_request_resolve(terminal=terminal, **request)
     place.update(
         client_order_id="",
         customer_name=None,
@@ -141,67 +139,36 @@ def order_availability(
         return OrderAvailability(False, place["method"], place["amount"], fee_amount)
 
 
-def _order_request(
-    *,
-    terminal: Terminal,
-    side: str,
-    amount: Decimal,
-    payment_method_id: str | None = None,
-    method_type: str | None = None,
-    nspk_code: str | None = None,
-    customer_account: str | None = None,
-    customer_bank: str | None = None,
-    unique_amount: bool = False,
-) -> dict:
-    """The request's rules, its method and fee range, a Sell's blacklist, and what the
-    matcher is to search: what creation and availability share, in the contract's
-    order of refusals."""
-    order_validate_request(
-        terminal=terminal,
-        side=side,
-        payment_method_id=payment_method_id,
-        method_type=method_type,
-        nspk_code=nspk_code,
-        customer_account=customer_account,
-    )
-    amount = quantize_money(amount)
-    if customer_bank is not None:
-        customer_bank = customer_bank_normalize(customer_bank, field="customer_bank")
-    method, ranges = method_resolve(
-        terminal=terminal,
-        side=side,
-        payment_method_id=payment_method_id,
-        method_type=method_type,
-        nspk_code=nspk_code,
-    )
-    if method.is_aggregate and side == Side.SELL:
-        raise InvalidRequest(
-            code=ErrorCode.AGGREGATE_METHOD_BUY_ONLY,
-            errors={"payment_method_id": [message_for(ErrorCode.AGGREGATE_METHOD_BUY_ONLY)]},
-        )
-    fee_range = fee_range_for(ranges=ranges, side=side, amount=amount)
-    if side == Side.SELL:
-        customer_account = normalize_account(customer_account, method.method_type)
-        if account_is_blacklisted(customer_account):
-            raise Conflict(code=ErrorCode.CUSTOMER_ACCOUNT_BLACKLISTED)
-    return dict(
-        terminal=terminal,
-        side=side,
-        amount=amount,
-        method=method,
-        fee_range=fee_range,
-        methods=matching.concrete_methods(method, terminal=terminal),
-        amounts=[
-            a
-            for a in matching.candidate_amounts(amount, unique_amount)
-            if fee_range.min_amount <= a <= fee_range.max_amount
-        ],
-        customer_account=customer_account,
-        customer_bank=customer_bank,
+def _order_place(**place) -> Order | OrderAvailability:
+    """`_order_place_once`, its write sent as a transaction of its own where nothing is
+    written with it (`_written_alone`); taken again the usual way when that write
+    refused itself (`NotCommittedAhead`: since the walk read them, a concurrent order
+    took the amount or the requisite's last room, or the trader's deposit fell short)."""
+    if _written_alone(place):
+        try:
+            return _order_place_once(**place, alone=True)
+        except NotCommittedAhead:
+            pass  # nothing was written; the walk is read again
+    return _order_place_once(**place)
+
+
+def _written_alone(place: dict) -> bool:
+    """Whether creation's one write can be its whole transaction (PostgreSQL, where it
+    is one statement): a Buy (a Sell's reserve is written after it), without a user_id
+    (the anti-fraud cap's lock is held by the transaction around it), without a form
+    session (which writes the order's form_url after it), and not inside a caller's
+    transaction (an Idempotency-Key's answer is stored after it, in the caller's)."""
+    return (
+        place.get("write", True)
+        and place["side"] == Side.BUY
+        and place["user_id"] is None
+        and place["form_session"] is None
+        and connection.vendor == "postgresql"
+        and not connection.in_atomic_block
     )
 
 
-def _order_place(
+def _order_place_once(
     *,
     terminal: Terminal,
     client_order_id: str,
@@ -220,6 +187,7 @@ def _order_place(
     actor: str,
     write: bool = True,
     freed: Freed | None = None,
+    alone: bool = False,
 ) -> Order | OrderAvailability:
     """One try at creating the order, in one transaction: the anti-fraud cap, a Sell's
     balance check, then candidates (requisite, amount) in turn: the INSERT (skipped
@@ -236,7 +204,14 @@ def _order_place(
 
     With `write` off (availability) the same checks read and refuse alike, nothing is
     locked or written, and the matcher's first candidate is the answer; `freed`: what
-    expiring overdue holders would free, counted as free."""
+    expiring overdue holders would free, counted as free.
+
+    `alone` (`_written_alone`): the first candidate's write, one statement, is sent
+    outside a transaction block, so PostgreSQL commits it as it ends: no BEGIN and no
+    COMMIT, two round trips fewer. It writes nothing, and raises `NotCommittedAhead`,
+    unless the order, its slot and its trader's freeze were all written; so no later
+    candidate is tried. Not when a load row the walk found missing is to be made
+    first: that write is in the transaction with it."""
     ttl = settings.ORDER_TTL_BUY_SECONDS if side == Side.BUY else settings.ORDER_TTL_SELL_SECONDS
     order_id = uuid.uuid4()
     reserve_id = uuid.uuid4() if side == Side.SELL and write else None
@@ -285,7 +260,8 @@ def _order_place(
 
     first = next(found, None) if write else None
     ready = [] if first is None else [(*first, build(*first))]
-    with transaction.atomic() if write else nullcontext():
+    alone = alone and not walks[0].missing
+    with transaction.atomic() if write and not alone else nullcontext():
         if user_id is not None:
             if write:
                 # Two requests of one user must not both slip under the cap.
@@ -327,6 +303,7 @@ def _order_place(
                     amount=chosen,
                     today=utc_day(candidate.created_at),
                     freeze_on_trader=requisite.trader_id if side == Side.BUY else None,
+                    alone=alone,
                 )
             if not written:
                 continue  # try the next candidate
