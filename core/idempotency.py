@@ -14,46 +14,77 @@ from rest_framework.response import Response
 from .error_codes import ErrorCode
 from .errors import ServiceError, api_exception_handler, error_response
 from .models import IdempotencyRecord
+from .prepared import prepared_cursor
 from .renderers import JSONRenderer
 
 HEADER = "HTTP_IDEMPOTENCY_KEY"
 
 
-def _key_locked(scope: str, key: str) -> bool:
-    """Take the key's lock for the rest of the current transaction; False when another
-    request's transaction holds it (that request is making the key's resource now).
+_TABLE = IdempotencyRecord._meta.db_table
+_INSERT = (
+    f'INSERT INTO "{_TABLE}" ("scope", "key", "fingerprint", "created_at")'
+    ' {rows} ON CONFLICT ("scope", "key") DO NOTHING RETURNING "id"'
+)
+# PostgreSQL: the key's lock and the record's INSERT in one statement, the INSERT only
+# with the lock taken (the lock is read first: the INSERT reads its row).
+_LOCK_AND_INSERT = (
+    "WITH l AS MATERIALIZED (SELECT pg_try_advisory_xact_lock(%s) AS got),"
+    f" i AS ({_INSERT.format(rows='SELECT %s, %s, %s, %s FROM l WHERE l.got')})"
+    " SELECT l.got, (SELECT id FROM i) FROM l"
+)
+_ANSWER = f'UPDATE "{_TABLE}" SET "status_code" = %s, "body" = %s WHERE "id" = %s'
+
+
+def _lock_key(scope: str, key: str) -> int:
+    digest = hashlib.sha256(f"idempotency\n{scope}\n{key}".encode()).digest()
+    return int.from_bytes(digest[:8], "big", signed=True)
+
+
+def _record_values(scope: str, key: str, fingerprint: str) -> list:
+    created_at = IdempotencyRecord._meta.get_field("created_at").get_db_prep_value(
+        timezone.now(), connection
+    )
+    return [scope, key, fingerprint, created_at]
+
+
+def _lock_and_insert(*, scope: str, key: str, fingerprint: str) -> tuple[bool, int | None]:
+    """Take the key's lock for the rest of the current transaction and, with it, INSERT
+    the key's record unless it exists: (whether the lock was taken, the record's id
+    when this request inserted it). Not taken when another request's transaction holds
+    it (that request is making the key's resource now).
 
     PostgreSQL: a transaction-scoped advisory lock, freed at commit or rollback, or
     when the connection dies, and never left behind on a pooled server connection
-    (PgBouncer in transaction mode). SQLite: every write transaction holds the
-    database's write lock from BEGIN (IMMEDIATE mode), so one key's requests already
-    run one after another and the later ones find the stored answer."""
+    (PgBouncer in transaction mode); taken in the INSERT's statement. SQLite: every
+    write transaction holds the database's write lock from BEGIN (IMMEDIATE mode), so
+    one key's requests already run one after another and the later ones find the
+    stored answer."""
     if connection.vendor != "postgresql":
-        return True
-    digest = hashlib.sha256(f"idempotency\n{scope}\n{key}".encode()).digest()
-    with connection.cursor() as cursor:
+        return True, _insert(scope=scope, key=key, fingerprint=fingerprint)
+    with prepared_cursor() as cursor:
         cursor.execute(
-            "SELECT pg_try_advisory_xact_lock(%s)", [int.from_bytes(digest[:8], "big", signed=True)]
+            _LOCK_AND_INSERT, [_lock_key(scope, key), *_record_values(scope, key, fingerprint)]
         )
-        return bool(cursor.fetchone()[0])
+        got, record_id = cursor.fetchone()
+    return bool(got), record_id
 
 
 def _insert(*, scope: str, key: str, fingerprint: str) -> int | None:
     """INSERT the key's record unless it exists: the one statement that decides the
     key's owner. Its id when this request inserted it, else None."""
-    meta = IdempotencyRecord._meta
-    quote = connection.ops.quote_name
-    created_at = meta.get_field("created_at").get_db_prep_value(timezone.now(), connection)
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {quote(meta.db_table)}"
-            f" ({quote('scope')}, {quote('key')}, {quote('fingerprint')}, {quote('created_at')})"
-            f" VALUES (%s, %s, %s, %s) ON CONFLICT ({quote('scope')}, {quote('key')})"
-            f" DO NOTHING RETURNING {quote('id')}",
-            [scope, key, fingerprint, created_at],
+            _INSERT.format(rows="VALUES (%s, %s, %s, %s)"),
+            _record_values(scope, key, fingerprint),
         )
         row = cursor.fetchone()
     return row[0] if row else None
+
+
+def _answer_store(record_id: int, response: HttpResponse) -> None:
+    body = IdempotencyRecord._meta.get_field("body").get_db_prep_value(response.content, connection)
+    with prepared_cursor() as cursor:
+        cursor.execute(_ANSWER, [response.status_code, body, record_id])
 
 
 def _fingerprint(request) -> str:
@@ -101,12 +132,14 @@ def _in_flight() -> HttpResponse:
     return error_response(ErrorCode.IDEMPOTENCY_IN_FLIGHT)
 
 
-def _claim(*, scope: str, key: str, fingerprint: str):
+def _claim(*, scope: str, key: str, fingerprint: str, inserted: int | None):
     """(record id, None) when this request now owns the key; (None, response) when the
     key answers for itself (replay, 422). Runs in the owner's transaction, holding the
-    key's lock."""
-    for _attempt in range(3):
-        record_id = _insert(scope=scope, key=key, fingerprint=fingerprint)
+    key's lock; `inserted`: the first INSERT's answer (_lock_and_insert)."""
+    for attempt in range(3):
+        record_id = (
+            inserted if attempt == 0 else _insert(scope=scope, key=key, fingerprint=fingerprint)
+        )
         if record_id is not None:
             return record_id, None
         record = IdempotencyRecord.objects.filter(scope=scope, key=key).first()
@@ -154,15 +187,14 @@ def idempotent(request, view, handler) -> HttpResponse:
     fingerprint = _fingerprint(request)
 
     with transaction.atomic():
-        if not _key_locked(scope, key):
+        locked, inserted = _lock_and_insert(scope=scope, key=key, fingerprint=fingerprint)
+        if not locked:
             return _in_flight()
-        record_id, answer = _claim(scope=scope, key=key, fingerprint=fingerprint)
+        record_id, answer = _claim(scope=scope, key=key, fingerprint=fingerprint, inserted=inserted)
         if answer is not None:
             return answer
         response = _run(request, view, handler)
-        IdempotencyRecord.objects.filter(pk=record_id).update(
-            status_code=response.status_code, body=response.content
-        )
+        _answer_store(record_id, response)
     return response
 
 
