@@ -94,6 +94,12 @@ def ceilings_section(r: dict, goals: list) -> list[str]:
             for ceiling in ("bare WSGI", "creation SQL")
         ]
         out.append(f"| {clients} | " + " | ".join(cells) + " |")
+    at16 = points.get(16)
+    if at16 is not None:  # creation within reach of its own statements replayed
+        ratio = at16["create"]["rps"] / at16["creation SQL"]["rps"]
+        goals.append(
+            ("create ≥ 60% of the creation-SQL ceiling at 16 clients", f"{ratio:.2f}", ratio >= 0.6)
+        )
     return out
 
 

@@ -12,6 +12,12 @@ nothing reads back (or refers to) before they are sent may ride: their keys, cou
 post_save come when they are written. Where data-modifying WITHs are not (SQLite),
 nothing waits: each write is sent at once.
 
+A statement built elsewhere may carry what waits too: it takes the riders
+(`riders_taken`), puts their WITH items in its own (`riders_items`), and tells them
+they are written with what it returned for them (`riders_written`): a close's
+balances statement does (finance.balance_rows), so its order's row, its event and its
+caller's writes cost the close no round trip of their own.
+
 In a gated block (`riding(gated=True)`) the waiting writes belong to the carrier's
 outcome: a carrier sent with `gate` (the name of one of its own WITHs) writes them only
 if that WITH returned a row, as INSERT ... SELECT ... WHERE EXISTS at its `/*riders*/`
@@ -99,6 +105,38 @@ def send(
     return _send(db, waiting or [], sql, values, returns, gate, alone)
 
 
+def riders_taken() -> list[Rider]:
+    """The writes waiting, taken to be carried by a statement the caller builds itself
+    (`riders_items`, then `riders_written` with what it returned): [] when none waits."""
+    waiting = getattr(_WAITING, "riders", None)
+    if not waiting:
+        return []
+    _WAITING.riders = []
+    return waiting
+
+
+def riders_items(riders: list[Rider], gate: str | None = None) -> tuple[list[str], list, list]:
+    """`riders` as the WITH items of the statement that carries them (`r0`, `r1`, ...;
+    with `gate`, each written only if that WITH returned a row), their values in
+    that order, and what the statement returns for them: each `returns` made of its
+    item's name, in their order."""
+    items, values, returned = [], [], []
+    for n, rider in enumerate(riders):
+        items.append(f"r{n} AS ({rider.sql if gate is None else _gated(rider.sql, gate)})")
+        values.extend(rider.values)
+        if rider.returns:
+            returned.append(rider.returns.format(name=f"r{n}"))
+    return items, values, returned
+
+
+def riders_written(riders: list[Rider], returned) -> None:
+    """Each of `riders` written, told so with the value returned for it (`returned`:
+    the values of those that return one, in their order)."""
+    returned = iter(returned)
+    for rider in riders:
+        rider.written(next(returned, None) if rider.returns else None)
+
+
 def nothing_waiting() -> bool:
     """Whether no write waits to be sent (none ever does outside a riding block)."""
     return not getattr(_WAITING, "riders", None)
@@ -149,14 +187,9 @@ def _send(
     gate: str | None = None,
     alone: bool = False,
 ) -> tuple[tuple, int]:
-    parts, params, tail = [], [], []
+    parts, params, tail = riders_items(riders, gate)
     if gate is not None and riders:  # whether the riders were written
-        tail.append(f"EXISTS (SELECT 1 FROM {gate})")
-    for n, rider in enumerate(riders):
-        parts.append(f"r{n} AS ({rider.sql if gate is None else _gated(rider.sql, gate)})")
-        params.extend(rider.values)
-        if rider.returns:
-            tail.append(rider.returns.format(name=f"r{n}"))
+        tail.insert(0, f"EXISTS (SELECT 1 FROM {gate})")
     if tail:
         sql += (", " if returns else " RETURNING ") + ", ".join(tail)
     if gate is not None:
@@ -181,6 +214,5 @@ def _send(
     own, theirs = row[: int(returns)], iter(row[int(returns) :])
     if gate is not None and riders and not next(theirs):
         return own, count  # the gate held nothing: they were not written
-    for rider in riders:
-        rider.written(next(theirs, None) if rider.returns else None)
+    riders_written(riders, theirs)
     return own, count

@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from core.money import quantize_money
 from core.prepared import current, pipelined, prepared_cursor
+from core.riding import riders_items, riders_taken, riders_written
 
 from .models import AccountKind, Balance
 
@@ -143,13 +144,21 @@ def rows_change_together(
     waiting now falls on the small locking statement; the changing one starts after
     it, sees the rows as they are, and waits on none.
 
+    The writes waiting in a riding block (core.riding: a close's order row, its event
+    and deliveries, its caller's audit entry or device notification) ride on the
+    changing statement, which is sent after the rows are locked and waits on none of
+    them: no round trip of their own, and not in the locking statement, whose every
+    subplan PostgreSQL would set up again for each row it waited on.
+
     `commit` (PostgreSQL, the caller sure that nothing more is written in the
     transaction and that it is the outermost: `movements_together(commit=True)`):
     the transaction's COMMIT goes in the same round trip, so the shared rows are held
     from their lock to the end of COMMIT with no Python and no round trip between. The
     statement then fails (`NotCommittedAhead`, the transaction left to be rolled back)
-    unless every change matched its row: a refusal, or a row that is made on first
-    use, is for the caller to take the usual way, after its transaction is undone."""
+    unless every change matched its row and every rider that returns a value returned
+    one other than 0 (a numbered key, or the rows an UPDATE changed): a refusal, or a
+    row that is made on first use, is for the caller to take the usual way, after its
+    transaction is undone."""
     if connection.vendor != "postgresql" or (lead is None and then is None and len(changes) < 2):
         return [row_change(**change) for change in changes]
     parts, params, selects = [], [], []
@@ -182,18 +191,31 @@ def rows_change_together(
     if then is not None:
         parts.append(then[0])
         params += then[1]
+    riders = riders_taken()
+    items, rider_values, returned = riders_items(riders)
+    parts, params = items + parts, rider_values + params
+    # What a rider returns comes back in a row of its own, numbered -2, -3, ... (only
+    # integers are returned: a numbered key, a count of rows changed).
+    selects += [
+        f"SELECT {-2 - n}, NULL, ({value})::numeric, NULL" for n, value in enumerate(returned)
+    ]
     if commit:
         # No row ever comes from this branch: its condition divides by the product of
-        # the changes' counts, 0 when one matched no row, which fails the statement
-        # before the COMMIT behind it runs (a division by zero: nothing else in the
-        # statement divides). Not a constant, so evaluated as the statement runs.
-        changed = " * ".join(f"(SELECT count(*) FROM c{k})" for k in range(len(changes)))
+        # the changes' counts, 0 when one matched no row, and of the riders' returned
+        # values' signs, 0 when one is 0 or missing, which fails the statement before
+        # the COMMIT behind it runs (a division by zero: nothing else in the statement
+        # divides). Not a constant, so evaluated as the statement runs.
+        changed = " * ".join(
+            [f"(SELECT count(*) FROM c{k})" for k in range(len(changes))]
+            + [f"COALESCE(sign({value}), 0)" for value in returned]
+        )
         selects.append(f"SELECT -1, NULL, NULL, NULL WHERE 1 / ({changed}) < 0")
     # Each lock read on its own too, in the lock order: one whose row is missing (made
     # on first use) reads no row, so the condition that reads the one before it is never
     # evaluated, and would leave that one unlocked.
     counts = ", ".join(f"(SELECT count(*) FROM {name})" for name in locked)
     results: list[tuple | None] = [None] * len(changes)
+    values = [None] * len(returned)
     db = current()
     # a handful of shapes, each planned once
     with prepared_cursor(db) as locking, prepared_cursor(db) as cursor:
@@ -201,7 +223,11 @@ def rows_change_together(
             locking.execute(f"WITH {', '.join(locks)} SELECT {counts}", lock_params)
             cursor.execute(f"WITH {', '.join(parts)} {' UNION ALL '.join(selects)}", params)
         for k, *row in cursor.fetchall():
-            results[k] = _changed(row)
+            if k >= 0:
+                results[k] = _changed(row)
+            else:
+                values[-2 - k] = None if row[1] is None else int(row[1])
+    riders_written(riders, values)
     return results
 
 

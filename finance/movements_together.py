@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from django.db import connection
 
 from core.prepared import current, prepared_cursor
-from core.riding import nothing_waiting
 
 from .balance_rows import Lead, row_change_made, rows_change_together
 from .ledger_rows import (
@@ -107,14 +106,14 @@ def send_queued(*, commit: bool = False) -> None:
 
 def _all_written_with_it() -> bool:
     """Whether the statement about to go holds all that the transaction has left to
-    write, and the transaction may end with it: no savepoint to go back to, no write
-    riding on the next statement, no ledger row gathered for the end of its block."""
+    write, and the transaction may end with it: no savepoint to go back to, no ledger
+    row gathered for the end of its block. The writes riding on the next statement
+    ride on this one (`rows_change_together` carries them)."""
     db = current()
     return (
         db.in_atomic_block
         and not db.needs_rollback
         and not any(db.savepoint_ids)
-        and nothing_waiting()
         and nothing_gathered()
     )
 

@@ -130,9 +130,11 @@ def _received(kept: dict, payment: bool, *, commit_ahead: bool, refused=False) -
             )
             status = _status_for(payment, found)
             # Written with the order it is about to complete locked, in the statement
-            # of the close's first writes (core.riding; alone when nothing is closed):
-            # a retry of the same id waits on that lock, or on the unique constraint,
-            # until this transaction ends.
+            # that changes the close's balances (core.riding; alone when nothing is
+            # closed): a retry of the same id waits on that lock, or on the unique
+            # constraint, until this transaction ends; one that finds the order still
+            # Pending (this one was kept unmatched) is refused by that constraint in
+            # its close's statement, and the close undone with it.
             notification = BankNotification(
                 **kept,
                 status=status,

@@ -238,3 +238,75 @@ def test_rows_written_after_waiting_for_a_balance_come_after_the_ones_waited_for
         ("1", total - 2),
     ]
     assert ledger_check() == []
+
+
+def _committed(query):
+    """What another connection reads (what has been committed)."""
+    result = []
+
+    def read():
+        try:
+            result.append(query())
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    thread.join()
+    return result[0]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(not POSTGRES, reason="riders and COMMIT ride on PostgreSQL only")
+def test_writes_waiting_ride_on_the_balances_statement_that_commits():
+    """What waits in a riding block (an audit entry here) is written by the balances'
+    statement, with its numbered key read back, and committed with it."""
+    from audit.models import AuditEntry
+    from audit.services import audit_record
+    from core.riding import riding
+
+    shop = TerminalFactory()
+    with transaction.atomic():
+        with riding():
+            audit_record(
+                actor_kind="operator", actor_id="1", action="test.ride", obj=shop, ride=True
+            )
+            with CaptureQueriesContext(connection) as captured:
+                with together(commit=True):
+                    balance_credit(terminal_id=shop.pk, amount=Decimal("5.00"), description="in")
+            assert _committed(lambda: AuditEntry.objects.filter(action="test.ride").count()) == 1
+            assert _committed(lambda: _figures(terminal_id=shop.pk)) == (
+                Decimal("5.00"),
+                Decimal(0),
+            )
+    statements = [q["sql"] for q in captured.captured_queries]
+    changing = [sql for sql in statements if "UPDATE finance_balance" in sql]
+    assert len(changing) == 1 and '"audit_auditentry"' in changing[0]
+    entry = AuditEntry.objects.get(action="test.ride")
+    assert entry.pk is not None
+    assert ledger_check() == []
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.skipif(not POSTGRES, reason="riders and COMMIT ride on PostgreSQL only")
+def test_a_rider_that_changes_no_row_refuses_the_commit_and_writes_nothing():
+    """An UPDATE riding on the statement that would commit, whose key no row has (save()
+    raises for it): the statement refuses itself, nothing is committed, and the caller
+    is told to take the action again the usual way."""
+    import uuid
+
+    from core.fast_insert import update_row
+    from core.prepared import NotCommittedAhead
+    from core.riding import riding
+
+    shop = TerminalFactory()
+    ghost = Balance.objects.get(terminal_id=shop.pk)
+    ghost.pk = uuid.uuid4()  # no row has this key
+    with pytest.raises(NotCommittedAhead):
+        with transaction.atomic():
+            with riding():
+                update_row(ghost, ["updated_at"], ride=True)
+                with together(commit=True):
+                    balance_credit(terminal_id=shop.pk, amount=Decimal("5.00"), description="in")
+    assert _figures(terminal_id=shop.pk) == (Decimal(0), Decimal(0))
+    assert not Transaction.objects.filter(balance__terminal_id=shop.pk).exists()

@@ -14,10 +14,12 @@ def record_event(order: Order, event_type: str, *, actor: str, extra: dict | Non
     emit_event(order, event_type, actor=actor, extra=extra)
 
 
-def emit_event(order: Order, event_type: str, *, actor: str, extra: dict | None = None) -> None:
+def emit_event(
+    order: Order, event_type: str, *, actor: str, extra: dict | None = None, ride: bool = False
+) -> None:
     """Put the event at the order's current sequence in the outbox, with the current
-    Order beside `extra` in `data`."""
-    event_write(*event_prepare(order, event_type, actor=actor, extra=extra))
+    Order beside `extra` in `data`. `ride`: see webhooks.services.event_write."""
+    event_write(*event_prepare(order, event_type, actor=actor, extra=extra), ride=ride)
 
 
 def event_prepare(order: Order, event_type: str, *, actor: str, extra: dict | None = None):

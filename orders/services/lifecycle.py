@@ -148,32 +148,35 @@ def _settle(
     order.closed_at = order.clock
     order.closed_by = actor
     order.event_sequence += 1  # the event below, written with the order
-    # The order's UPDATE and the caller's writes (its audit entry) ride with the
-    # event's INSERT: one statement (core.riding). They come before the shared rows,
-    # not written while those are held.
+    # The order's UPDATE, the caller's writes (its audit entry) and the event with its
+    # deliveries ride (core.riding) on the statement that changes the balances below:
+    # no round trip of their own. The order's row is locked already; the rest are new
+    # rows, which nothing else waits for.
     with riding():
         update_row(order, CLOSE_FIELDS, ride=True)
         if on_closed is not None:
             on_closed(order)
-        emit_event(order, _EVENT_FOR_STATUS[status], actor=actor)
-    metrics.order_transitioned(to=status, actor=actor)
-    # The rows many closes share, in the lock order, each held from here to COMMIT:
-    # the requisite's load row (and before it, when its run of expiries ends, the
-    # requisite's row), then the balances.
-    lead = requisite_load_move(
-        order=order,
-        status=status,
-        previous=previous,
-        end_run=requisite_run_ends(status=status, actor=actor),
-    )
-    # The balance rows are changed (and locked) together, in the lock order, in one
-    # statement once all the movements have run, the load row's move (when it was
-    # handed back) at its head, their ledger rows written by it too. A burst of closes
-    # on one requisite queues on its load row: no Python and no round trip runs between
-    # its lock and the balances', nor between those and the ledger's rows.
-    with movements_together(lead=lead, commit=commit_ahead):
-        _settle_trader(order, status, frozen=frozen)
-        _settle_merchant(order, status, credit_description=credit_description)
+        emit_event(order, _EVENT_FOR_STATUS[status], actor=actor, ride=True)
+        metrics.order_transitioned(to=status, actor=actor)
+        # The rows many closes share, in the lock order, each held from here to
+        # COMMIT: the requisite's load row (and before it, when its run of expiries
+        # ends, the requisite's row), then the balances.
+        lead = requisite_load_move(
+            order=order,
+            status=status,
+            previous=previous,
+            end_run=requisite_run_ends(status=status, actor=actor),
+        )
+        # The balance rows are changed (and locked) together, in the lock order, in
+        # one statement once all the movements have run, the load row's move (when it
+        # was handed back) at its head, their ledger rows and the writes riding
+        # written by it too. A burst of closes on one requisite queues on its load row:
+        # no Python and no round trip runs between its lock and the balances', nor
+        # between those and the ledger's rows. What no such statement carried (no
+        # balance moved, or not on PostgreSQL) is sent as the block ends.
+        with movements_together(lead=lead, commit=commit_ahead):
+            _settle_trader(order, status, frozen=frozen)
+            _settle_merchant(order, status, credit_description=credit_description)
     return order
 
 

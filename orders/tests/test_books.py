@@ -260,12 +260,13 @@ def test_the_trader_confirm_endpoint_takes_paid_amount(method, shop):
     assert ledger_check() == []
 
 
-def test_a_confirms_audit_entry_is_written_before_the_shared_rows_and_refused_with_them(
+def test_a_confirms_audit_entry_rides_on_the_shared_rows_statement_and_is_refused_with_them(
     method, shop
 ):
-    """The trader's confirm writes its entry once the status is written, before the
-    requisite's load row and the balances (held by every close on them until COMMIT);
-    a money refusal (402) after it takes the entry back with the close."""
+    """The trader's confirm writes its entry with the order's status and event in the
+    statement that changes the requisite's load row and the balances (PostgreSQL: no
+    round trip of its own), once the statement before it has locked those rows in the
+    lock order; a money refusal (402) takes the entry back with the close."""
     trader = TraderFactory(deposit="530.00")
     RequisiteFactory(trader=trader, method=method)
     api = ApiClient(trader.raw_key)
@@ -283,9 +284,22 @@ def test_a_confirms_audit_entry_is_written_before_the_shared_rows_and_refused_wi
         """The first statement that writes `text`, and where in it."""
         return next((i, sql.index(text)) for i, sql in enumerate(statements) if text in sql)
 
-    assert first("audit_auditentry") < first("UPDATE orders_requisiteload")
-    # The load row's move leads the balances' own statement (PostgreSQL), or comes in
-    # one before it: either way its row is locked first.
+    entry_at = first("audit_auditentry")[0]
+    if connection.vendor == "postgresql":
+        carrier = statements[entry_at]
+        for write in (
+            'UPDATE "orders_order"',
+            'INSERT INTO "webhooks_webhookevent"',
+            "UPDATE orders_requisiteload",
+            "UPDATE finance_balance",
+        ):
+            assert write in carrier, write
+        # the rows it changes locked by the statement just before it, load row first
+        lock = statements[entry_at - 1]
+        assert "FOR NO KEY UPDATE" in lock and " SET " not in lock
+        assert lock.index("orders_requisiteload") < lock.index("finance_balance")
+    else:  # each write at once: the entry with the status, before the shared rows
+        assert entry_at < first("UPDATE orders_requisiteload")[0]
     assert first("UPDATE orders_requisiteload") < first("UPDATE finance_balance")
     entry = AuditEntry.objects.get(object_id=str(order.pk), action="order.confirm")
     assert entry.changes == {"status": ["Pending", "Completed"]}

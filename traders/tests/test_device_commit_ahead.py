@@ -133,12 +133,19 @@ def test_a_refused_close_commits_nothing_and_keeps_the_notification_unmatched(cl
     assert not WebhookEvent.objects.filter(order_id=order.pk, type="order.completed").exists()
     assert ledger_check() == []
 
-    # The device's retry is the first answer; nothing is tried again.
+    # The device's retry is the first answer, and changes nothing: the close it tries
+    # on the way (its row rides on that close's statement, where the unique (device,
+    # id) refuses it) is undone with it.
     again = send(g.token, id="refused", text=sber_sms("1500"))
     assert again.status_code == 200
     assert again.json()["notification"]["status"] == "duplicate"
     assert again.json()["notification"]["order_id"] is None
-    assert len(closes) == 2
+    assert [c["raised"] for c in closes[2:]] == ["NotCommittedAhead", "IntegrityError"]
+    assert all(c["elsewhere"] == ["Pending"] for c in closes)
+    order.refresh_from_db()
+    assert order.status == "Pending"
+    assert BankNotification.objects.count() == 1
+    assert ledger_check() == []
 
     # Its trader may attach it: refused the same way while the books do not allow it.
     with pytest.raises(InsufficientFunds):

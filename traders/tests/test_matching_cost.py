@@ -149,9 +149,9 @@ def test_a_matched_notification_pays_no_lookup_and_one_savepoint():
 
 
 def test_a_matched_notification_its_order_entry_and_event_are_one_statement():
-    """The notification's row, the close's UPDATE of the order and its audit entry are
-    not statements of their own: on PostgreSQL they are written in the statement of
-    the order's event (core.riding)."""
+    """The notification's row, the close's UPDATE of the order, its audit entry and its
+    event are not statements of their own: on PostgreSQL they are written in the
+    statement that changes the close's balances (core.riding), which also commits."""
     from audit.models import AuditEntry
     from webhooks.models import WebhookEvent
 
@@ -169,6 +169,7 @@ def test_a_matched_notification_its_order_entry_and_event_are_one_statement():
     if connection.vendor == "postgresql":
         assert audit == closes == kept
         assert 'INSERT INTO "webhooks_webhookevent"' in audit[0]
+        assert "UPDATE finance_balance" in audit[0]
     entry = AuditEntry.objects.get(object_id=str(order.pk), action="order.confirm")
     assert entry.actor_kind == "device" and entry.actor_id == str(g.device.pk)
     assert WebhookEvent.objects.filter(order_id=order.pk, type="order.completed").exists()
