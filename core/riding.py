@@ -99,10 +99,7 @@ def send(
 
     `alone` (PostgreSQL, outside any transaction block): the statement is a transaction
     of its own (core.prepared.statement_alone)."""
-    waiting = getattr(_WAITING, "riders", None)
-    if waiting:
-        _WAITING.riders = []
-    return _send(db, waiting or [], sql, values, returns, gate, alone)
+    return _send(db, riders_taken(), sql, values, returns, gate, alone)
 
 
 def riders_taken() -> list[Rider]:
@@ -144,10 +141,9 @@ def nothing_waiting() -> bool:
 
 def send_waiting() -> None:
     """What waits, sent now on its own (before a write that cannot carry it)."""
-    waiting = getattr(_WAITING, "riders", None)
+    waiting = riders_taken()
     if not waiting:
         return
-    _WAITING.riders = []
     db = current()
     if db.vendor != "postgresql":  # a gated block's writes, one by one
         release(True, waiting)

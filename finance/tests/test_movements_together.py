@@ -25,6 +25,7 @@ from finance.services import (
 from finance.services import movements_together as together
 from finance.tests.factories import TerminalFactory
 from orders.tests.factories import TraderFactory
+from orders.tests.test_concurrency import in_parallel
 
 pytestmark = pytest.mark.django_db
 POSTGRES = connection.vendor == "postgresql"
@@ -242,18 +243,7 @@ def test_rows_written_after_waiting_for_a_balance_come_after_the_ones_waited_for
 
 def _committed(query):
     """What another connection reads (what has been committed)."""
-    result = []
-
-    def read():
-        try:
-            result.append(query())
-        finally:
-            connections.close_all()
-
-    thread = threading.Thread(target=read)
-    thread.start()
-    thread.join()
-    return result[0]
+    return in_parallel([query], workers=1)[0]
 
 
 @pytest.mark.django_db(transaction=True)
