@@ -29,10 +29,12 @@ class CoreConfig(AppConfig):
             choice_dumpers,
             connection_checks,
             schema,  # noqa: F401 - registers the OpenAPI authentication extensions
+            timestamps,
         )
 
         choice_dumpers.register()
         connection_checks.connect()
+        timestamps.connect()
         from .permissions import watch_permissions
 
         watch_permissions()

@@ -15,13 +15,14 @@ import uuid
 from decimal import Decimal
 
 import pytest
-from django.db import connection
+from django.db import DataError, connection, transaction
 from django.utils import timezone
 from rest_framework import serializers
 
 from core import memo, prepared, sql_rows
 from core.fast_insert import insert_row, insert_rows, insert_unless_held, update_row
 from core.kept_fields import KeptFieldsSerializer
+from demo.testing import buy_body
 
 # dotted path -> (the module that relies on it, fingerprint of its source)
 FINGERPRINTS = {
@@ -91,7 +92,7 @@ FINGERPRINTS = {
         "d26da937d4e8595c",
     ),
     "django.db.backends.postgresql.base.DatabaseWrapper.create_cursor": (
-        "core/prepared.py",
+        "core/prepared.py and core/timestamps.py",
         "5309d92ffca3e871",
     ),
     "django.db.backends.postgresql.base.DatabaseWrapper.get_connection_params": (
@@ -104,6 +105,29 @@ FINGERPRINTS = {
     # core/prepared.py: psycopg keeps the placeholders' conversion of texts within its
     # two module bounds, which it reads on every run.
     "psycopg._queries.PostgresQuery.convert": ("core/prepared.py", "6238407fdceabf0b"),
+    # core/timestamps.py: Django's timestamptz loader (what ours must read alike), the
+    # session's time zone set before connection_created is sent, and the Python loader
+    # ours is shaped as.
+    "django.db.backends.postgresql.psycopg_any.BaseTzLoader": (
+        "core/timestamps.py",
+        "54da5c943c5192bc",
+    ),
+    "django.db.backends.postgresql.psycopg_any.register_tzloader": (
+        "core/timestamps.py",
+        "b98320a954840389",
+    ),
+    "django.db.backends.postgresql.base.DatabaseWrapper.ensure_timezone": (
+        "core/timestamps.py",
+        "5ad919fdceceeee2",
+    ),
+    "django.db.backends.base.base.BaseDatabaseWrapper.connect": (
+        "core/timestamps.py",
+        "65ad70c3f9c2250f",
+    ),
+    "psycopg.types.datetime.TimestamptzLoader.__init__": (
+        "core/timestamps.py",
+        "d96c210f6ad81420",
+    ),
     # core/connection_checks.py: Django's health check flag, reset at each request.
     "django.db.backends.base.base.BaseDatabaseWrapper.close_if_health_check_failed": (
         "core/connection_checks.py",
@@ -580,3 +604,60 @@ def test_a_choice_is_dumped_by_its_base_types_dumper_found_at_once():
     with prepared.prepared_cursor() as cursor:
         cursor.execute("SELECT %s::text, %s::int", [OrderStatus.PENDING, 7])
         assert cursor.fetchone() == ("Pending", 7)
+
+
+TIMESTAMPS = [
+    "2026-12-06 20:48:48.403535+00",
+    "2001-02-03 04:05:06.789+03",  # another offset: the same instant, read in UTC
+    "1900-01-01 00:00:00+00",
+    "1969-12-31 23:59:59.999999+00",
+    "9999-12-31 23:59:59.999999+00",
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="psycopg's loaders")
+def test_timestamps_are_read_by_the_compiled_loader_as_djangos_reads_them(demo, shop):
+    """A connection reads timestamptz through core.timestamps' loader (Django's shape,
+    psycopg's C loader underneath), and each value, with its tzinfo, is what Django's
+    own loader reads; an ORM read gets the same. A value no loader can read (infinity)
+    is refused by both alike."""
+    from datetime import UTC
+
+    import psycopg
+    from django.db.backends.postgresql.psycopg_any import register_tzloader
+    from psycopg.pq import Format
+
+    from core import timestamps
+    from orders.models import Order
+
+    connection.ensure_connection()
+    oid = psycopg.adapters.types["timestamptz"].oid
+    ours = connection.connection.adapters.get_loader(oid, Format.TEXT)
+    assert ours is timestamps._LOADER[0] and ours is not None
+    assert ours.timezone is connection.timezone  # Django registers nothing per cursor
+    select = "SELECT " + ", ".join(f"'{text}'::timestamptz" for text in TIMESTAMPS) + ", NULL"
+    with connection.cursor() as cursor:
+        cursor.execute(select)
+        read = cursor.fetchone()
+        djangos = connection.connection.cursor()
+        register_tzloader(UTC, djangos)  # Django's own loader, on this cursor alone
+        assert djangos.adapters.get_loader(oid, Format.TEXT) is not ours
+        djangos.execute(select)
+        expected = djangos.fetchone()
+    assert read == expected
+    assert all(value.tzinfo is UTC for value in read[:-1] + expected[:-1])
+    made = shop.post("/api/v1/order/", buy_body(demo, client_order_id="stamp"))
+    assert made.status_code == 201, made.content
+    order = Order.objects.get(pk=made.json()["id"])
+    assert order.created_at.tzinfo is UTC and order.expires_at.tzinfo is UTC
+    shown = made.json()["created_at"]
+    assert order.created_at.isoformat(timespec="microseconds")[:-6] + "Z" == shown
+    # A value no loader reads (infinity, after year 10K) is refused by both alike.
+    for way in (connection.cursor(), djangos):
+        with (
+            pytest.raises((DataError, psycopg.DataError), match="after year 10K"),
+            transaction.atomic(),
+        ):
+            way.execute("SELECT 'infinity'::timestamptz")
+            way.fetchone()
