@@ -862,8 +862,22 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
             stats.checking += time.monotonic() - t
             m.expect(receiver.problems == [], f"receiver: {receiver.problems}")
 
+        def caught_up(self, read):
+            """What `read()` gives, read again until the model has caught up with every
+            expiry the worker's own sweep (its beat) made meanwhile: short TTLs let an
+            order expire between the model's last look and the read, and a Sell's
+            reserve or a Buy's frozen deposit is then released in the books already."""
+            while True:
+                expired = sum(o.status == m.EXPIRED for o in self.model.orders.values())
+                got = read()
+                self.expired_meanwhile()
+                if sum(o.status == m.EXPIRED for o in self.model.orders.values()) == expired:
+                    return got
+
         def balance_agrees(self):
-            deposit = self.http.get("/api/v1/finance/balance", headers=SHOP).json()["deposit"]
+            deposit = self.caught_up(
+                lambda: self.http.get("/api/v1/finance/balance", headers=SHOP).json()["deposit"]
+            )
             got = (m.money(deposit["available"]), m.money(deposit["frozen"]))
             want = (self.model.available, self.model.frozen)
             m.expect(got == want, f"balance {got} != model {want}")
@@ -873,10 +887,12 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
             """Each trader's working deposit and the platform's revenue."""
             from finance.models import Balance
 
-            rows = {
-                b.trader_id: (b.available, b.frozen)
-                for b in Balance.objects.filter(trader_id__in=trader_ids.values())
-            }
+            rows = self.caught_up(
+                lambda: {
+                    b.trader_id: (b.available, b.frozen)
+                    for b in Balance.objects.filter(trader_id__in=trader_ids.values())
+                }
+            )
             for key in TRADER_KEYS:
                 got = rows[trader_ids[key]]
                 want = tuple(self.model.traders[key])
