@@ -4,8 +4,8 @@ With USE_TZ, Django's PostgreSQL backend reads every `timestamptz` value through
 loader of its own (`psycopg_any.BaseTzLoader`): psycopg's pure-Python loader, whose
 result then has its tzinfo set to the connection's time zone. It takes the place of
 the C loader psycopg-binary registers, and parses each value in Python: 3.2 us a value
-on this project's machine against 0.2 us. A close's match reads six with its order, a
-page of the back office's order list five a row.
+on this project's machine against 0.2 us. An order has four; a close's match reads six
+with its terminal and the database's clock.
 
 Our connections' session time zone is UTC (Django sets it to `connection.timezone`,
 UTC here), and the C loader returns a UTC value with `datetime.timezone.utc` as its
