@@ -134,11 +134,6 @@ def riders_written(riders: list[Rider], returned) -> None:
         rider.written(next(returned, None) if rider.returns else None)
 
 
-def nothing_waiting() -> bool:
-    """Whether no write waits to be sent (none ever does outside a riding block)."""
-    return not getattr(_WAITING, "riders", None)
-
-
 def send_waiting() -> None:
     """What waits, sent now on its own (before a write that cannot carry it)."""
     waiting = riders_taken()

@@ -56,23 +56,24 @@ def loader_class():
     return UtcTimestamptzLoader
 
 
-def _register(sender, connection, **kwargs) -> None:
-    if connection.vendor != "postgresql" or connection.timezone != UTC:
-        return
-    if connection.connection.info.parameter_status("TimeZone") != "UTC":
-        return
-    loader = _LOADER[0]
-    if loader is not None:
-        connection.connection.adapters.register_loader("timestamptz", loader)
-
-
+# The loader registered on UTC connections, once `connect` found one faster.
 _LOADER: list = []
 
 
+def _register(sender, connection, **kwargs) -> None:
+    if connection.vendor != "postgresql" or connection.timezone != UTC:
+        return
+    if connection.connection.info.parameter_status("TimeZone") == "UTC":
+        connection.connection.adapters.register_loader("timestamptz", _LOADER[0])
+
+
 def connect() -> None:
-    """From CoreConfig.ready: each new PostgreSQL connection reads timestamps so."""
+    """From CoreConfig.ready: each new PostgreSQL connection reads timestamps so, where
+    psycopg's C extension is there to read them."""
     try:
-        _LOADER[:] = [loader_class()]
+        loader = loader_class()
     except ImportError:  # the SQLite-only install has no psycopg
         return
-    connection_created.connect(_register, dispatch_uid="core.timestamps.register")
+    if loader is not None:
+        _LOADER[:] = [loader]
+        connection_created.connect(_register, dispatch_uid="core.timestamps.register")

@@ -867,11 +867,15 @@ def make_machine(base: str, receiver: Receiver, stats: Stats):
             expiry the worker's own sweep (its beat) made meanwhile: short TTLs let an
             order expire between the model's last look and the read, and a Sell's
             reserve or a Buy's frozen deposit is then released in the books already."""
+
+            def expired() -> int:
+                return sum(o.status == m.EXPIRED for o in self.model.orders.values())
+
             while True:
-                expired = sum(o.status == m.EXPIRED for o in self.model.orders.values())
+                before = expired()
                 got = read()
                 self.expired_meanwhile()
-                if sum(o.status == m.EXPIRED for o in self.model.orders.values()) == expired:
+                if expired() == before:
                     return got
 
         def balance_agrees(self):
