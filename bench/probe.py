@@ -8,8 +8,10 @@ bench` measures the same points on its own server.
 
 Start the service with API_RATE_LIMIT raised (say 1000000000/min): the demo key's limit
 (1,200 requests a minute by default) is far below what 16 clients send, and the probe
-stops at the first 429 rather than measure refusals. PROBE_CLIENTS (16), PROBE_SECONDS (the seconds of each point in a round, 6) and
-PROBE_ROUNDS (3). It creates Buy orders for the demo shop on the aggregate SBP method,
+stops at the first 429 rather than measure refusals. With DEBUG off (production
+settings) and plain HTTP, also SECURE_SSL_REDIRECT=false: otherwise every call is
+answered with a redirect to https. PROBE_CLIENTS (16), PROBE_SECONDS (the seconds of
+each point in a round, 6) and PROBE_ROUNDS (3). It creates Buy orders for the demo shop on the aggregate SBP method,
 as a merchant would, and leaves them Pending: run it only against demo data.
 """
 
