@@ -11,8 +11,9 @@ Start the service with API_RATE_LIMIT raised (say 1000000000/min): the demo key'
 stops at the first 429 rather than measure refusals. With DEBUG off (production
 settings) and plain HTTP, also SECURE_SSL_REDIRECT=false: otherwise every call is
 answered with a redirect to https. PROBE_CLIENTS (16), PROBE_SECONDS (the seconds of
-each point in a round, 6) and PROBE_ROUNDS (3). It creates Buy orders for the demo shop on the aggregate SBP method,
-as a merchant would, and leaves them Pending: run it only against demo data.
+each point in a round, 6) and PROBE_ROUNDS (3). It creates Buy orders for the demo shop
+on the aggregate SBP method, as a merchant would, and leaves them Pending: run it only
+against demo data.
 """
 
 import itertools
