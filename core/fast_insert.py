@@ -16,6 +16,7 @@ statement of the action's next write instead of one of its own.
 """
 
 from django.db import DatabaseError
+from django.db.models import CharField, TextField
 from django.db.models.signals import post_save, pre_save
 from django.db.models.sql import InsertQuery
 
@@ -24,6 +25,9 @@ from .riding import Rider, send, send_waiting, wait
 
 _INSERTS: dict = {}
 _UPDATES: dict = {}
+# Fields of exactly these classes give a str back as it is from get_db_prep_save (their
+# to_python keeps a str, and their pre_save reads the attribute): it is its own parameter.
+_TEXT_FIELDS = frozenset({CharField, TextField})
 
 
 def insert_row(obj, *, ride: bool = False) -> None:
@@ -45,7 +49,7 @@ def insert_row(obj, *, ride: bool = False) -> None:
     db = current()
     numbered = obj.pk is None
     fields, sql = _insert_sql(db, model, numbered, 1)
-    values = [f.get_db_prep_save(f.pre_save(obj, True), db) for f in fields]
+    values = _params(obj, fields, db)
 
     def written(pk) -> None:
         if numbered:
@@ -88,12 +92,26 @@ def insert_rows(objs: list) -> None:
         return
     db = current()
     fields, sql = _insert_sql(db, model, False, len(objs))
-    values = [f.get_db_prep_save(f.pre_save(obj, True), db) for obj in objs for f in fields]
+    values = [value for obj in objs for value in _params(obj, fields, db)]
     with prepared_cursor(db) as cursor:
         cursor.execute(sql, values)
     for obj in objs:
         obj._state.adding = False
         obj._state.db = db.alias
+
+
+def _params(obj, fields: list, db) -> list:
+    """The parameters save() sends for `fields` of a new `obj`: each field's
+    get_db_prep_save of its pre_save, a text field's str as it is (the same)."""
+    params = []
+    for f in fields:
+        if type(f) in _TEXT_FIELDS:
+            value = getattr(obj, f.attname)
+            if type(value) is str:
+                params.append(value)
+                continue
+        params.append(f.get_db_prep_save(f.pre_save(obj, True), db))
+    return params
 
 
 def _insert_sql(db, model, numbered: bool, rows: int) -> tuple[list, str]:

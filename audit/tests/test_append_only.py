@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.db import DatabaseError, connection, transaction
 
 from audit.models import ActorKind, AuditEntry, AuditImmutable
-from audit.services import actor_parts, audit_record, scrub
+from audit.services import ENTRY_COLUMNS, actor_parts, audit_record, scrub
 
 POSTGRES = settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
 only_postgres = pytest.mark.skipif(not POSTGRES, reason="needs DATABASE_URL=postgres://…")
@@ -94,6 +94,22 @@ def test_an_entry_never_holds_a_secret_or_a_full_card_number():
         "nested": [{"api_key": "[redacted]", "raw_key": "[redacted]", "name": "kept"}],
         "phone": "+79990001122",
     }
+
+
+def test_short_texts_keep_their_secrets_out_too():
+    """The patterns are skipped only where they cannot match: a short text with a
+    webhook secret's prefix is still cut, a 16-digit number still masked, and 15
+    digits kept."""
+    assert scrub({"n": "whsec_x", "card": "2200700112345670", "short": "220070011234567"}) == {
+        "n": "whsec_[redacted]",
+        "card": "220070******5670",
+        "short": "220070011234567",
+    }
+
+
+def test_an_entry_is_made_with_its_fields_in_their_order():
+    """audit_record passes the fields by position, in ENTRY_COLUMNS' order."""
+    assert tuple(f.attname for f in AuditEntry._meta.concrete_fields) == ENTRY_COLUMNS
 
 
 @pytest.mark.parametrize(

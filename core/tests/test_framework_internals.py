@@ -40,6 +40,13 @@ FINGERPRINTS = {
     "django.db.models.base.Model._do_insert": ("core/fast_insert.py", "7fc7e9ecbfc33991"),
     "django.db.models.fields.Field.pre_save": ("core/fast_insert.py", "09aa95090848d096"),
     "django.db.models.fields.Field.get_db_prep_save": ("core/fast_insert.py", "b095edabbe2f53fc"),
+    # core/fast_insert.py: a str in a CharField or a TextField is its own parameter.
+    "django.db.models.fields.Field.get_db_prep_value": ("core/fast_insert.py", "00c11e761b7faa6a"),
+    "django.db.models.fields.Field.get_prep_value": ("core/fast_insert.py", "7aa16ded6e6eb1fb"),
+    "django.db.models.fields.CharField.get_prep_value": ("core/fast_insert.py", "6d31653d6fa8b8da"),
+    "django.db.models.fields.CharField.to_python": ("core/fast_insert.py", "1bd5528c714ebfc5"),
+    "django.db.models.fields.TextField.get_prep_value": ("core/fast_insert.py", "6d31653d6fa8b8da"),
+    "django.db.models.fields.TextField.to_python": ("core/fast_insert.py", "1bd5528c714ebfc5"),
     # core/fast_insert.py: insert_unless_held's statement, built as save() builds it.
     "django.db.models.sql.subqueries.InsertQuery.insert_values": (
         "core/fast_insert.py",
@@ -253,6 +260,30 @@ def test_insert_row_writes_what_save_writes():
     )
     assert fast == saved
     assert more == [saved] * 4
+
+
+@pytest.mark.django_db
+def test_a_rows_parameters_are_the_fields_own():
+    """Each parameter insert_row sends is what the field's get_db_prep_save gives, the
+    plain texts taken as they are among them (a choice, a str subclass, goes through
+    the field)."""
+    from audit.models import AuditEntry
+    from core.fast_insert import _params
+    from orders.models import OrderStatus
+
+    entry = AuditEntry(
+        actor_kind="trader",
+        actor_id="42",
+        action="order.confirm",
+        object_type="orders.order",
+        object_id=OrderStatus.PENDING,
+        changes={"status": ["Pending", "Completed"]},
+    )
+    fields = [f for f in AuditEntry._meta.local_concrete_fields if not f.primary_key]
+    expected = [f.get_db_prep_save(f.pre_save(entry, True), connection) for f in fields]
+    got = _params(entry, fields, connection)
+    assert [type(v) for v in got] == [type(v) for v in expected]
+    assert [getattr(v, "obj", v) for v in got] == [getattr(v, "obj", v) for v in expected]
 
 
 @pytest.mark.django_db
