@@ -227,10 +227,12 @@ class HeldInsert:
             self.sql, layout, self.fields = known
             self.params = params = []
             for field, value, fixed in zip(fields, values, layout, strict=True):
-                if fixed is None:
-                    params.append(field.get_db_prep_save(value, db))
-                else:
+                if fixed is not None:
                     params.extend(fixed)
+                elif type(value) is str and type(field) in _TEXT_FIELDS:
+                    params.append(value)  # what its get_db_prep_save gives (_params)
+                else:
+                    params.append(field.get_db_prep_save(value, db))
             self.compiler = None
             return
         query = InsertQuery(model)
