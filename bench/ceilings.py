@@ -2,7 +2,7 @@
 a bare WSGI app, and the creation's own SQL replayed without Django; and what the
 metrics cost, the same server with them on and off."""
 
-from .config import SECOND, SECOND_PORT, SECONDS, THIRD, THIRD_PORT
+from .config import FOURTH, FOURTH_PORT, SECOND, SECOND_PORT, SECONDS, THIRD, THIRD_PORT
 from .data import settle_orders
 from .load import alternate, balance, create_buy, ping, run
 from .processes import start_web, stop
@@ -48,28 +48,36 @@ def metrics_cost(method_id: str) -> dict:
     """Order creation and ping at 16 clients on two servers started for the point, the
     same but for METRICS_ENABLED (on: multiprocess mode, as deployed), in alternating
     slices. Both are new: the bench's own server has by now served minutes of every
-    other point, and beside a new one that alone made it a few percent slower."""
+    other point, and beside a new one that alone made it a few percent slower. A third,
+    the twin of the one with metrics on, runs its own slices as the control: how far
+    apart two servers that differ in nothing read in the same run."""
     servers = (
         start_web(port=THIRD_PORT),
         start_web(env={"METRICS_ENABLED": "false"}, port=SECOND_PORT),
+        start_web(port=FOURTH_PORT),
     )
+    sides = {"on": THIRD, "off": SECOND, "twin": FOURTH}
     try:
         settle_orders()
-        for base in (THIRD, SECOND):  # warm-up
+        for base in sides.values():  # warm-up
             run(ping, 8, 1, base=base)
             run(create_buy(method_id), 8, 1, base=base)
-        both = alternate(
-            {
-                "create on": lambda s: run(create_buy(method_id), 16, s, base=THIRD),
-                "create off": lambda s: run(create_buy(method_id), 16, s, base=SECOND),
-                "ping on": lambda s: run(ping, 16, s, base=THIRD),
-                "ping off": lambda s: run(ping, 16, s, base=SECOND),
-            },
-            SECONDS * 2,
-            rounds=6,
-        )
+        requests = {"create": lambda: create_buy(method_id), "ping": lambda: ping}
+        slices = {
+            f"{name} {side}": _slice(make, base)
+            for name, make in requests.items()
+            for side, base in sides.items()
+        }
+        both = alternate(slices, SECONDS * 2, rounds=6)
     finally:
         for server in servers:
             stop(server)
     settle_orders()
-    return {name: (both[f"{name} on"], both[f"{name} off"]) for name in ("create", "ping")}
+    return {
+        name: tuple(both[f"{name} {side}"] for side in sides) for name in ("create", "ping")
+    }
+
+
+def _slice(make, base: str):
+    """A slice of 16 clients sending `make()`'s request to the server at `base`."""
+    return lambda seconds: run(make(), 16, seconds, base=base)

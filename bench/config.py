@@ -9,12 +9,15 @@ ROOT = Path(__file__).resolve().parent.parent
 PY = sys.executable
 PORT = int(os.environ.get("BENCH_PORT", "18080"))
 BASE = f"http://127.0.0.1:{PORT}"
-# A second server beside the first (the bare WSGI app, metrics off) and a third (metrics
-# on, beside the second); the webhook receiver takes PORT + 1 and PgBouncer PORT + 2.
+# A second server beside the first (the bare WSGI app, metrics off), a third (metrics
+# on, beside the second) and a fourth (metrics on too: the third's twin, the metrics
+# point's control); the webhook receiver takes PORT + 1 and PgBouncer PORT + 2.
 SECOND_PORT = PORT + 3
 SECOND = f"http://127.0.0.1:{SECOND_PORT}"
 THIRD_PORT = PORT + 4
 THIRD = f"http://127.0.0.1:{THIRD_PORT}"
+FOURTH_PORT = PORT + 5
+FOURTH = f"http://127.0.0.1:{FOURTH_PORT}"
 DB = os.environ.get("BENCH_DB", "paymentsvc_bench_run")
 PG = os.environ.get("BENCH_PG", "postgres://postgres@127.0.0.1:5432")
 REDIS = os.environ.get("BENCH_REDIS", "redis://127.0.0.1:6379/7")
