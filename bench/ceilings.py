@@ -73,9 +73,7 @@ def metrics_cost(method_id: str) -> dict:
         for server in servers:
             stop(server)
     settle_orders()
-    return {
-        name: tuple(both[f"{name} {side}"] for side in sides) for name in ("create", "ping")
-    }
+    return {name: tuple(both[f"{name} {side}"] for side in sides) for name in ("create", "ping")}
 
 
 def _slice(make, base: str):

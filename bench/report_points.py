@@ -131,7 +131,9 @@ def metrics_section(r: dict, goals: list) -> list[str]:
             )
         )
         if twin:
-            twins.append(f"| {name} | {fmt(on)} | {fmt(twin[0])} | {paired_ratio(on, twin[0]):.3f} |")
+            twins.append(
+                f"| {name} | {fmt(on)} | {fmt(twin[0])} | {paired_ratio(on, twin[0]):.3f} |"
+            )
     if twins:
         out += [
             "",
