@@ -100,18 +100,17 @@ def insert_rows(objs: list) -> None:
         obj._state.db = db.alias
 
 
+def _prepared(field, value, db):
+    """`field.get_db_prep_save(value, db)`: a str in a plain text field is taken as it
+    is, which is what that gives back for one."""
+    if type(value) is str and type(field) in _TEXT_FIELDS:
+        return value
+    return field.get_db_prep_save(value, db)
+
+
 def _params(obj, fields: list, db) -> list:
-    """The parameters save() sends for `fields` of a new `obj`: each field's
-    get_db_prep_save of its pre_save, a text field's str as it is (the same)."""
-    params = []
-    for f in fields:
-        if type(f) in _TEXT_FIELDS:
-            value = getattr(obj, f.attname)
-            if type(value) is str:
-                params.append(value)
-                continue
-        params.append(f.get_db_prep_save(f.pre_save(obj, True), db))
-    return params
+    """The parameters save() sends for `fields` of a new `obj`."""
+    return [_prepared(f, f.pre_save(obj, True), db) for f in fields]
 
 
 def _insert_sql(db, model, numbered: bool, rows: int) -> tuple[list, str]:
@@ -162,7 +161,7 @@ def update_row(obj, fields: list[str], *, ride: bool = False) -> None:
         )
         known = _UPDATES[key] = (chosen, sql)
     chosen, sql = known
-    values = [f.get_db_prep_save(f.pre_save(obj, False), db) for f in chosen]
+    values = [_prepared(f, f.pre_save(obj, False), db) for f in chosen]
     values.append(meta.pk.get_db_prep_value(obj.pk, db))
 
     def written(changed) -> None:
@@ -227,12 +226,10 @@ class HeldInsert:
             self.sql, layout, self.fields = known
             self.params = params = []
             for field, value, fixed in zip(fields, values, layout, strict=True):
-                if fixed is not None:
-                    params.extend(fixed)
-                elif type(value) is str and type(field) in _TEXT_FIELDS:
-                    params.append(value)  # what its get_db_prep_save gives (_params)
+                if fixed is None:
+                    params.append(_prepared(field, value, db))
                 else:
-                    params.append(field.get_db_prep_save(value, db))
+                    params.extend(fixed)
             self.compiler = None
             return
         query = InsertQuery(model)
