@@ -3,6 +3,7 @@ a bare WSGI app, and the creation's own SQL replayed without Django; and what th
 metrics cost, the same server with them on and off."""
 
 from .config import FOURTH, FOURTH_PORT, SECOND, SECOND_PORT, SECONDS, THIRD, THIRD_PORT
+from .cpu import metered
 from .data import settle_orders
 from .load import alternate, balance, create_buy, ping, run
 from .processes import start_web, stop
@@ -16,10 +17,12 @@ def bare(client, i):
     return client.get("/")
 
 
-def ceilings(method_id: str) -> dict:
+def ceilings(method_id: str, web_pid: int) -> dict:
     """Order creation, ping and balance in alternating slices with the two ceilings at
     each number of clients: the bare WSGI app on a second gunicorn (gunicorn.conf.py,
-    the same workers x threads) and the creation's SQL through psycopg."""
+    the same workers x threads) and the creation's SQL through psycopg. At 16 clients
+    each slice also counts the CPU each kind of process spent (bench.cpu), `web_pid`
+    being the server that answers creation, ping and balance."""
     creation = capture(method_id)
     server = start_web(app="bench.bare_wsgi:app", port=SECOND_PORT)
     points = {}
@@ -27,13 +30,17 @@ def ceilings(method_id: str) -> dict:
         run(bare, 8, 1, base=SECOND)  # warm-up
         for clients, seconds, rounds in CEILING_CLIENTS:
             settle_orders()
+            sides = {
+                "bare WSGI": (lambda s, c=clients: run(bare, c, s, base=SECOND), server.pid),
+                "creation SQL": (lambda s, c=clients: replay(creation, c, s), server.pid),
+                "create": (lambda s, c=clients: run(create_buy(method_id), c, s), web_pid),
+                "ping": (lambda s, c=clients: run(ping, c, s), web_pid),
+                "balance": (lambda s, c=clients: run(balance, c, s), web_pid),
+            }
             points[clients] = alternate(
                 {
-                    "bare WSGI": lambda s, c=clients: run(bare, c, s, base=SECOND),
-                    "creation SQL": lambda s, c=clients: replay(creation, c, s),
-                    "create": lambda s, c=clients: run(create_buy(method_id), c, s),
-                    "ping": lambda s, c=clients: run(ping, c, s),
-                    "balance": lambda s, c=clients: run(balance, c, s),
+                    name: metered(point, pid) if clients == 16 else point
+                    for name, (point, pid) in sides.items()
                 },
                 seconds,
                 rounds,

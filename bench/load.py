@@ -61,6 +61,7 @@ def merge(parts: list[dict]) -> dict:
     n = sum(p["n"] for p in parts)
     elapsed = sum(p["n"] / p["rps"] for p in parts)
     latencies = sorted(x for p in parts for x in p["latencies"])
+    cpu = [p["cpu"] for p in parts if "cpu" in p]  # bench.cpu.metered slices
     return {
         "rps": n / elapsed,
         "p50": statistics.median(latencies) * 1000,
@@ -69,6 +70,7 @@ def merge(parts: list[dict]) -> dict:
         "errors": sum(p["errors"] for p in parts),
         # each slice's own throughput, in the order taken: paired_ratio's rounds
         "rounds": [p["rps"] for p in parts],
+        **({"cpu": {k: sum(c[k] for c in cpu) for k in cpu[0]}} if cpu else {}),
     }
 
 

@@ -137,7 +137,7 @@ def main():
         }
         results["paths"] = new_paths(method_id, web.pid)
         results["client_cpu"] = client_cpu_share()
-        results["ceilings"] = ceilings(method_id)
+        results["ceilings"] = ceilings(method_id, web.pid)
         results["metrics"] = metrics_cost(method_id)
 
         many = [f"bench-key-{i}" for i in range(8)]
