@@ -7,6 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from .processes import children
+
 TICK = os.sysconf("SC_CLK_TCK")
 KINDS = ("web", "postgres", "redis", "load generator", "machine")
 
@@ -19,10 +21,9 @@ def _stat(pid: int) -> list[str]:
         return []
 
 
-def _own(pid: int) -> float:
-    """A process's user and system time, in seconds."""
-    fields = _stat(pid)
-    return (int(fields[11]) + int(fields[12])) / TICK if fields else 0.0
+def cpu_seconds(pids: list[int]) -> float:
+    """The processes' user and system time, in seconds (a process gone counts none)."""
+    return sum((int(f[11]) + int(f[12])) / TICK for f in map(_stat, pids) if f)
 
 
 def _reaped(pid: int) -> float:
@@ -37,13 +38,6 @@ def _pids(*pgrep: str) -> list[int]:
     return [int(p) for p in found.split()]
 
 
-def _descendants(pid: int) -> list[int]:
-    found = [pid]
-    for child in _pids("-P", str(pid)):
-        found += _descendants(child)
-    return found
-
-
 def _machine_busy() -> float:
     """Every core's non-idle time since boot (user, nice, system, irq, softirq, steal)."""
     fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
@@ -56,9 +50,9 @@ def snapshot(server_pid: int) -> dict[str, float]:
     connections open and close within it is counted whole."""
     postmaster = _pids("-o", "-u", "postgres")  # the oldest: the one that started the rest
     return {
-        "web": sum(_own(p) for p in _descendants(server_pid)),
-        "postgres": sum(_own(p) for p in _pids("-u", "postgres")) + sum(map(_reaped, postmaster)),
-        "redis": sum(_own(p) for p in _pids("-x", "redis-server")),
+        "web": cpu_seconds([server_pid, *children(server_pid)]),
+        "postgres": cpu_seconds(_pids("-u", "postgres")) + sum(map(_reaped, postmaster)),
+        "redis": cpu_seconds(_pids("-x", "redis-server")),
         "load generator": sum(os.times()[:2]),
         "machine": _machine_busy(),
     }

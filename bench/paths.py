@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import httpx
 
 from .config import BASE, SECONDS
+from .cpu import cpu_seconds
 from .data import INSERT_REQUISITE_ORDERS, analyze, loads_recount, psql, settle_orders
 from .load import balance, create_buy, create_sell, run, side_by_side, summary
 from .processes import children, django_side
@@ -139,18 +140,6 @@ def notifications_point(ids: dict) -> dict:
     return {"bursts": rounds, "balance": balances, "crowded": crowded}
 
 
-def _cpu_seconds(pids: list[int]) -> float:
-    ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
-    for pid in pids:
-        try:
-            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-        except FileNotFoundError:
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / ticks
-
-
 async def _first_polls(sessions: list[str], cookie: str) -> list[str]:
     """Each cabinet's first poll (its list, 200) and the ETag it answered with."""
     limits = httpx.Limits(max_connections=16, max_keepalive_connections=16)
@@ -203,13 +192,13 @@ def cabinets_point(web_pid: int) -> dict:
     made = json.loads(django_side("cabinet-sessions", str(CABINETS)))
     etags = asyncio.run(_first_polls(made["sessions"], made["cookie"]))
     pids = [web_pid, *children(web_pid)]
-    began = _cpu_seconds(pids)
+    began = cpu_seconds(pids)
     time.sleep(CABINET_WINDOW / 2)
-    idle = (_cpu_seconds(pids) - began) / (CABINET_WINDOW / 2)
-    began, wall = _cpu_seconds(pids), time.perf_counter()
+    idle = (cpu_seconds(pids) - began) / (CABINET_WINDOW / 2)
+    began, wall = cpu_seconds(pids), time.perf_counter()
     statuses = asyncio.run(_cabinets(made["sessions"], etags, made["cookie"], CABINET_WINDOW))
     wall = time.perf_counter() - wall
-    busy = (_cpu_seconds(pids) - began) / wall
+    busy = (cpu_seconds(pids) - began) / wall
     return {
         "idle_cpu": idle,
         "cpu": busy,
